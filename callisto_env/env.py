@@ -1,0 +1,80 @@
+"""
+# Callisto
+
+Reiner Knizia's polyomino placement game (2015 edition) for 2-4 players: fit your 13 tiles into a
+shared square frame, each touching your own pillars or tiles; whatever you cannot place counts
+against you.
+
+| Import             | `from callisto_env import env` (or `pettingzoo.make("aec", "callisto-v0")`) |
+|--------------------|------------------------------------------------------------------------|
+| Actions            | Discrete                                                               |
+| Parallel API       | No                                                                     |
+| Manual control     | No                                                                     |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                  |
+| Action shape       | Discrete(35 * S * S): 3500 (2p), 5040 (3p), 6860 (4p)                   |
+| Observation shape  | (S, S, 16n + 1) int8, S = 10 / 12 / 14 for 2 / 3 / 4 players             |
+| Observation values | [0, 127]                                                               |
+
+## Options
+`env(num_players=2, start_player=0, match=False, reward_mode="rank", render_mode=None)`.
+`match=True` plays a match: as many games as players, game g started by seat
+`(start_player + g) mod n`; the episode ends after the last game.
+
+## Observation
+A dict: `observation` (int8, shape (S, S, C)) and `action_mask` (int8, 1 = legal; all zero for an
+agent that is not deciding). Plane groups are seat-relative: `rel = (seat - me) mod n`, so the
+observer's own planes always come first and one policy can play every seat.
+
+| Planes                   | Meaning                                                   |
+|--------------------------|-----------------------------------------------------------|
+| `rel`                    | 1 where seat `rel` has a tile square                     |
+| `n + rel`                | 1 where seat `rel` has a pillar                          |
+| `2n + 10 rel + t`        | unplaced copies of tile type t of seat `rel` (constant)  |
+| `12n + rel`              | 1 while seat `rel` may still place its third pillar      |
+| `13n + rel`              | opening pillar turns still to come for seat `rel` (0-2)  |
+| `14n + rel`              | 1 once seat `rel` is out of the current game             |
+| `15n + rel`              | seat `rel`'s summed penalty of finished match games (<=127) |
+| `16n`                    | number of finished games of the match                    |
+
+Tile types t: D2, I3, V3, L4, T4, S4, O4, X5, T5, U5 (see `callisto_env.layout.TILES`).
+
+## Actions
+`a = o * S*S + cell` places orientation `o` (0..33, `callisto_env.layout.ORIENT_*`) with its anchor
+square (first square in reading order) on `cell = row * S + col`; `a = 34 * S*S + cell` places a
+pillar. `env.unwrapped.action_to_string(a)` gives e.g. `"T5 r90 c5"` or `"pillar a1"`, and
+`string_to_action` inverts it. Turns 1 and 2 of every seat are opening pillars on the ring; after
+that a seat places a tile or its third pillar. Seats with no opening pillar cell skip it; seats that
+can do nothing are out (terminated, but stepped with `None` only when the game ends, so they still
+get their reward).
+
+## Rewards
+At the end only. `reward_mode="rank"`: winner +1, last -1, linear in between; ties share the
+average. In a single game a penalty tie goes to the seat that started later (so there are no shared
+ranks); in a match ties on summed penalty share. `reward_mode="score"`: minus the penalty (minus the
+summed penalty in a match). An illegal action under `env()` ends the game with -1 for the mover.
+
+## Version history
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callisto_env.game import GAME
+from gamecore.aec import BaseRawEnv, wrap_env
+
+
+class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
+    game = GAME
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "callisto_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+
+def env(**kwargs: Any):
+    """`raw_env` inside PettingZoo's classic wrappers (illegal move: game over, mover gets -1)."""
+    return wrap_env(raw_env(**kwargs))

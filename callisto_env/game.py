@@ -1,0 +1,161 @@
+"""Python-side facts about Callisto for the shared wrappers (:class:`gamecore.GameSpec`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from callisto_env import layout as L
+from callisto_env import notation, render, rules
+from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_TERMINAL, GameSpec
+
+
+class CallistoGame(GameSpec):
+    name = "callisto"
+    env_id = "callisto-v0"
+    kernels = rules
+    min_players = 2
+    max_players = 4
+    option_defaults = {"start_player": 0, "match": False}
+
+    def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
+        start = options["start_player"]
+        if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < num_players:
+            raise ValueError(f"callisto: start_player must be a seat 0..{num_players - 1}, got {start!r}")
+        match = options["match"]
+        if not isinstance(match, (bool, np.bool_)):
+            raise TypeError(f"callisto: match must be True or False, got {match!r}")
+        params = np.zeros(L.PARAMS_LEN, dtype=np.int64)
+        params[L.P_PLAYERS] = num_players
+        params[L.P_START] = int(start)
+        params[L.P_MATCH] = int(bool(match))
+        return params
+
+    def params_to_options(self, params: np.ndarray) -> dict[str, Any]:
+        return {
+            "num_players": int(params[L.P_PLAYERS]),
+            "start_player": int(params[L.P_START]),
+            "match": bool(params[L.P_MATCH]),
+        }
+
+    def num_actions(self, params: np.ndarray) -> int:
+        return L.num_actions(L.BOARD_SIZE[int(params[L.P_PLAYERS])])
+
+    def obs_shape(self, params: np.ndarray) -> tuple[int, ...]:
+        n = int(params[L.P_PLAYERS])
+        size = L.BOARD_SIZE[n]
+        return (size, size, L.num_planes(n))
+
+    def action_to_string(self, state: np.ndarray, action: int) -> str:
+        return notation.action_to_string(action, int(state[L.SIZE]))
+
+    def to_dict(self, state: np.ndarray, player: int | None = None) -> dict[str, Any]:
+        # Callisto has no hidden information: every seat sees the whole game.
+        n = int(state[H_NPLAYERS])
+        size = int(state[L.SIZE])
+        players = []
+        for p in range(n):
+            players.append(
+                {
+                    "seat": p,
+                    "colour": L.COLOURS[p],
+                    "unplaced_tiles": {
+                        L.TILE_NAMES[t]: int(state[L.REMAIN + L.NUM_TILE_TYPES * p + t])
+                        for t in range(L.NUM_TILE_TYPES)
+                    },
+                    "pillars_placed": int(state[L.PILLARS + p]),
+                    "opening_pillar_turns_used": int(state[L.PILLAR_TURNS + p]),
+                    "third_pillar_available": bool(state[L.THIRD + p]),
+                    "out": bool(state[L.OUT + p]),
+                    "penalty": int(rules.penalty(state, p)),
+                    "match_penalty": int(state[L.MATCH_PEN + p]),
+                }
+            )
+        game = int(state[L.GAME])
+        return {
+            "game": "callisto",
+            "num_players": n,
+            "board_size": size,
+            "board": notation.board_rows(state),
+            "current_player": None if state[H_TERMINAL] else int(state[H_CURRENT]),
+            "start_player": int(state[L.START]),
+            "terminal": bool(state[H_TERMINAL]),
+            "done_players": [p for p in range(n) if (int(state[H_DONE]) >> p) & 1],
+            "match": bool(state[L.MATCH]),
+            "match_game": game,
+            "finished_game_penalties": [
+                [int(state[L.GAME_PEN + L.MAX_PLAYERS * g + p]) for p in range(n)]
+                for g in range(game + (1 if state[H_TERMINAL] else 0))
+            ],
+            "players": players,
+            "viewer": player,
+        }
+
+    def render_ansi(self, state: np.ndarray) -> str:
+        return render.ansi(state)
+
+    def render_rgb(self, state: np.ndarray) -> np.ndarray:
+        return render.rgb(state)
+
+
+GAME = CallistoGame()
+
+
+def state_from_ascii(
+    board: str,
+    num_players: int | None = None,
+    *,
+    current: int = 0,
+    pillar_turns: dict[int, int] | None = None,
+    third: dict[int, bool] | None = None,
+    remaining: dict[int, dict[str, int]] | None = None,
+    start_player: int = 0,
+) -> np.ndarray:
+    """Build a mid-game state from an ASCII board (see :mod:`callisto_env.notation`).
+
+    Seats default to: both opening pillar turns used, third pillar available, and full tile sets;
+    ``remaining[seat]`` replaces a seat's unplaced tiles (types not named are 0). Tile squares read
+    from ASCII are recorded as tile type D2 (the shape of a placed tile does not affect the rules).
+    The returned state has ``current`` to move and has *not* been settled: call it on a seat that
+    can act.
+    """
+    rows = notation.parse_ascii_rows(board)
+    size = len(rows)
+    if num_players is None:
+        num_players = {v: k for k, v in L.BOARD_SIZE.items()}.get(size)
+        if num_players is None:
+            raise ValueError(f"board of {size} rows matches no player count")
+    if L.BOARD_SIZE[num_players] != size or any(len(r) != size for r in rows):
+        raise ValueError(f"{num_players} players need a {L.BOARD_SIZE[num_players]}x{L.BOARD_SIZE[num_players]} board")
+    params = GAME.make_params(num_players=num_players, start_player=start_player)
+    state = np.zeros(L.STATE_LEN, dtype=np.int64)
+    rules.init(state, params, 0)
+    serial = 0
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch == ".":
+                continue
+            serial += 1
+            if ch in L.PILLAR_CHARS[:num_players]:
+                owner = L.PILLAR_CHARS.index(ch)
+                state[L.BOARD + r * size + c] = 1 + owner
+                state[L.PILLARS + owner] += 1
+            elif ch in L.TILE_CHARS[:num_players]:
+                owner = L.TILE_CHARS.index(ch)
+                state[L.BOARD + r * size + c] = 1 + owner + 4
+            else:
+                raise ValueError(f"bad board character {ch!r} at {notation.cell_name(r * size + c, size)}")
+            state[L.SEQ + r * size + c] = serial
+    for p in range(num_players):
+        state[L.PILLAR_TURNS + p] = (pillar_turns or {}).get(p, 2)
+        state[L.THIRD + p] = int((third or {}).get(p, True))
+        if remaining is not None and p in remaining:
+            for t, name in enumerate(L.TILE_NAMES):
+                state[L.REMAIN + L.NUM_TILE_TYPES * p + t] = remaining[p].get(name, 0)
+            unknown = set(remaining[p]) - set(L.TILE_NAMES)
+            if unknown:
+                raise ValueError(f"unknown tile names {sorted(unknown)}")
+    state[H_CURRENT] = current
+    state[L.TURNS] = serial
+    return state

@@ -1,0 +1,430 @@
+"""Callisto rules as numba kernels on the state array (layout in :mod:`callisto_env.layout`).
+
+Actions (S = board side)::
+
+    a = o * S*S + cell        place orientation o (0..33) with its anchor square on cell
+    a = 34 * S*S + cell       place a pillar on cell
+
+Every rule of ``shared/rules/callisto.md`` has a function here named after it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gamecore.jit import jit
+from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
+from gamecore.rng import rng_seed
+
+from callisto_env.layout import (
+    BOARD,
+    FIRST_START,
+    GAME,
+    GAME_PEN,
+    MATCH,
+    MATCH_PEN,
+    MAX_CELLS,
+    MAX_PLAYERS,
+    NUM_ORIENTS,
+    NUM_TILE_TYPES,
+    ORIENT_DC,
+    ORIENT_DR,
+    ORIENT_NCELLS,
+    ORIENT_TILE,
+    OUT,
+    P_MATCH,
+    P_PLAYERS,
+    P_START,
+    PILLAR_TURNS,
+    PILLARS,
+    PILLARS_PER_PLAYER,
+    REMAIN,
+    SEQ,
+    SIZE,
+    START,
+    STATE_LEN,
+    THIRD,
+    TILE_COPIES,
+    TILE_SIZE,
+    TURNS,
+)
+
+STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
+_PILLAR_KIND = 0
+
+
+@jit
+def board_size_for(n: int) -> int:
+    return 10 if n == 2 else (12 if n == 3 else 14)
+
+
+# ---- cell helpers ------------------------------------------------------------------------------
+@jit
+def cell_owner(v: int) -> int:
+    """Seat owning a non-empty board value."""
+    return (v - 1) % 4
+
+
+@jit
+def is_pillar(v: int) -> bool:
+    return v != 0 and (v - 1) // 4 == _PILLAR_KIND
+
+
+@jit
+def on_ring(r: int, c: int, S: int) -> bool:
+    """A cell of the outermost ring ("adjacent to the frame")."""
+    return r == 0 or c == 0 or r == S - 1 or c == S - 1
+
+
+@jit
+def adjacent_to_pillar(state: np.ndarray, r: int, c: int, S: int) -> bool:
+    """Edge-adjacent to a pillar of any colour (corner contact never counts)."""
+    if r > 0 and is_pillar(state[BOARD + (r - 1) * S + c]):
+        return True
+    if r < S - 1 and is_pillar(state[BOARD + (r + 1) * S + c]):
+        return True
+    if c > 0 and is_pillar(state[BOARD + r * S + c - 1]):
+        return True
+    if c < S - 1 and is_pillar(state[BOARD + r * S + c + 1]):
+        return True
+    return False
+
+
+@jit
+def _is_tile(v: int) -> bool:
+    return v != 0 and (v - 1) // 4 != _PILLAR_KIND
+
+
+@jit
+def adjacent_to_any_tile(state: np.ndarray, r: int, c: int, S: int) -> bool:
+    if r > 0 and _is_tile(state[BOARD + (r - 1) * S + c]):
+        return True
+    if r < S - 1 and _is_tile(state[BOARD + (r + 1) * S + c]):
+        return True
+    if c > 0 and _is_tile(state[BOARD + r * S + c - 1]):
+        return True
+    if c < S - 1 and _is_tile(state[BOARD + r * S + c + 1]):
+        return True
+    return False
+
+
+@jit
+def _own_adjacency(state: np.ndarray, seat: int, S: int, out: np.ndarray) -> None:
+    """out[cell] = 1 when the cell is edge-adjacent to one of ``seat``'s pillars or tiles."""
+    for i in range(S * S):
+        out[i] = 0
+    for r in range(S):
+        for c in range(S):
+            v = state[BOARD + r * S + c]
+            if v != 0 and cell_owner(v) == seat:
+                if r > 0:
+                    out[(r - 1) * S + c] = 1
+                if r < S - 1:
+                    out[(r + 1) * S + c] = 1
+                if c > 0:
+                    out[r * S + c - 1] = 1
+                if c < S - 1:
+                    out[r * S + c + 1] = 1
+
+
+# ---- the rules -----------------------------------------------------------------------------------
+@jit
+def opening_pillar_ok(state: np.ndarray, r: int, c: int, S: int) -> bool:
+    """Turns 1-2: a free ring cell not adjacent to any pillar."""
+    return state[BOARD + r * S + c] == 0 and on_ring(r, c, S) and not adjacent_to_pillar(state, r, c, S)
+
+
+@jit
+def third_pillar_ok(state: np.ndarray, r: int, c: int, S: int) -> bool:
+    """Third pillar: a free cell adjacent to the frame or to a tile of any player, not adjacent to
+    any pillar."""
+    if state[BOARD + r * S + c] != 0 or adjacent_to_pillar(state, r, c, S):
+        return False
+    return on_ring(r, c, S) or adjacent_to_any_tile(state, r, c, S)
+
+
+@jit
+def tile_fits(state: np.ndarray, o: int, r: int, c: int, S: int, own_adj: np.ndarray) -> bool:
+    """Orientation o anchored on (r, c): inside the grid, on free cells, and touching (by an edge)
+    one of the mover's own pillars or tiles."""
+    touches = False
+    for k in range(ORIENT_NCELLS[o]):
+        rr = r + ORIENT_DR[o, k]
+        cc = c + ORIENT_DC[o, k]
+        if rr >= S or cc < 0 or cc >= S:
+            return False
+        i = rr * S + cc
+        if state[BOARD + i] != 0:
+            return False
+        if own_adj[i]:
+            touches = True
+    return touches
+
+
+@jit
+def _scan(state: np.ndarray, seat: int, mask: np.ndarray, write: bool) -> int:
+    """Count (and, if ``write``, mark in ``mask``) the legal actions of ``seat``; without ``write``
+    stop at the first one."""
+    S = state[SIZE]
+    SS = S * S
+    count = 0
+    if state[PILLAR_TURNS + seat] < 2:
+        for r in range(S):
+            for c in range(S):
+                if on_ring(r, c, S) and opening_pillar_ok(state, r, c, S):
+                    count += 1
+                    if not write:
+                        return count
+                    mask[NUM_ORIENTS * SS + r * S + c] = 1
+        return count
+    own_adj = np.empty(SS, dtype=np.int8)
+    _own_adjacency(state, seat, S, own_adj)
+    for o in range(NUM_ORIENTS):
+        if state[REMAIN + NUM_TILE_TYPES * seat + ORIENT_TILE[o]] == 0:
+            continue
+        for r in range(S):
+            for c in range(S):
+                if tile_fits(state, o, r, c, S, own_adj):
+                    count += 1
+                    if not write:
+                        return count
+                    mask[o * SS + r * S + c] = 1
+    if state[THIRD + seat]:
+        for r in range(S):
+            for c in range(S):
+                if third_pillar_ok(state, r, c, S):
+                    count += 1
+                    if not write:
+                        return count
+                    mask[NUM_ORIENTS * SS + r * S + c] = 1
+    return count
+
+
+@jit
+def penalty(state: np.ndarray, seat: int) -> int:
+    """Sum of squares of the seat's unplaced tiles; unplaced pillars cost nothing."""
+    total = 0
+    for t in range(NUM_TILE_TYPES):
+        total += state[REMAIN + NUM_TILE_TYPES * seat + t] * TILE_SIZE[t]
+    return total
+
+
+# ---- game flow -----------------------------------------------------------------------------------
+@jit
+def _new_game(state: np.ndarray, start: int) -> None:
+    """Empty board, full sets, no pillars placed; ``start`` moves first (call _settle next)."""
+    n = state[H_NPLAYERS]
+    for i in range(BOARD, BOARD + 2 * MAX_CELLS):
+        state[i] = 0
+    for p in range(MAX_PLAYERS):
+        for t in range(NUM_TILE_TYPES):
+            state[REMAIN + NUM_TILE_TYPES * p + t] = TILE_COPIES[t] if p < n else 0
+        state[PILLARS + p] = 0
+        state[PILLAR_TURNS + p] = 0
+        state[THIRD + p] = 1 if p < n else 0
+        state[OUT + p] = 0 if p < n else 1
+    state[START] = start
+    state[TURNS] = 0
+
+
+@jit
+def _settle(state: np.ndarray, seat: int) -> None:
+    """Give the turn to ``seat`` or, going round from it, to the first seat that can act: seats
+    with no free cell for an opening pillar skip that placement; seats that can neither place a
+    tile nor their third pillar are out. When every seat is out the game ends."""
+    n = state[H_NPLAYERS]
+    dummy = np.empty(0, dtype=np.int8)
+    p = seat
+    while True:
+        all_out = True
+        for q in range(n):
+            if state[OUT + q] == 0:
+                all_out = False
+        if all_out:
+            if _end_game(state):
+                p = state[START]
+                continue
+            return
+        if state[OUT + p] == 0:
+            if _scan(state, p, dummy, False) > 0:
+                state[H_CURRENT] = p
+                return
+            if state[PILLAR_TURNS + p] < 2:
+                state[PILLAR_TURNS + p] += 1  # no free ring cell: this pillar placement is skipped
+                state[TURNS] += 1
+            else:
+                state[OUT + p] = 1
+                if state[MATCH] == 0:
+                    state[H_DONE] |= 1 << p
+        p = (p + 1) % n
+
+
+@jit
+def _end_game(state: np.ndarray) -> bool:
+    """Record penalties; start the next game of a match (True) or end it all (False)."""
+    n = state[H_NPLAYERS]
+    g = state[GAME]
+    for p in range(n):
+        pen = penalty(state, p)
+        state[GAME_PEN + MAX_PLAYERS * g + p] = pen
+        state[MATCH_PEN + p] += pen
+    if state[MATCH] == 1 and g + 1 < n:
+        state[GAME] = g + 1
+        _new_game(state, (state[FIRST_START] + g + 1) % n)
+        return True
+    state[H_TERMINAL] = 1
+    state[H_DONE] = (1 << n) - 1
+    state[H_CURRENT] = 0
+    return False
+
+
+# ---- kernel interface ------------------------------------------------------------------------------
+@jit
+def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
+    for i in range(STATE_LEN):
+        state[i] = 0
+    n = params[P_PLAYERS]
+    rng_seed(state, H_RNG, seed)  # Callisto has no chance; kept for the shared interface
+    state[H_NPLAYERS] = n
+    state[SIZE] = board_size_for(n)
+    state[MATCH] = params[P_MATCH]
+    state[FIRST_START] = params[P_START]
+    state[GAME] = 0
+    _new_game(state, params[P_START])
+    _settle(state, params[P_START])
+
+
+@jit
+def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
+    mask[:] = 0
+    if state[H_TERMINAL]:
+        return 0
+    return _scan(state, state[H_CURRENT], mask, True)
+
+
+@jit
+def apply(state: np.ndarray, action: int) -> None:
+    seat = state[H_CURRENT]
+    S = state[SIZE]
+    SS = S * S
+    o = action // SS
+    cell = action % SS
+    state[TURNS] += 1
+    state[H_DECISIONS] += 1
+    serial = state[TURNS]
+    if o == NUM_ORIENTS:
+        state[BOARD + cell] = 1 + seat + 4 * _PILLAR_KIND
+        state[SEQ + cell] = serial
+        state[PILLARS + seat] += 1
+        if state[PILLAR_TURNS + seat] < 2:
+            state[PILLAR_TURNS + seat] += 1
+        else:
+            state[THIRD + seat] = 0
+    else:
+        t = ORIENT_TILE[o]
+        r = cell // S
+        c = cell % S
+        for k in range(ORIENT_NCELLS[o]):
+            i = (r + ORIENT_DR[o, k]) * S + c + ORIENT_DC[o, k]
+            state[BOARD + i] = 1 + seat + 4 * (t + 1)
+            state[SEQ + i] = serial
+        state[REMAIN + NUM_TILE_TYPES * seat + t] -= 1
+    _settle(state, (seat + 1) % state[H_NPLAYERS])
+
+
+@jit
+def scores(state: np.ndarray, out: np.ndarray) -> None:
+    """Minus the penalty (minus the summed penalty in a match)."""
+    for p in range(state[H_NPLAYERS]):
+        out[p] = -float(state[MATCH_PEN + p])
+
+
+@jit
+def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
+    """Lowest penalty first; in a single game a tie goes to the seat that started later."""
+    n = state[H_NPLAYERS]
+    for p in range(n):
+        out[p] = -float(state[MATCH_PEN + p])
+        if state[MATCH] == 0:
+            out[p] = out[p] * 8.0 + float((p - state[START] + n) % n)
+
+
+@jit
+def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
+    """(S, S, 16n + 1) planes, channel last, flattened; plane groups are seat-relative
+    (rel = (seat - player) mod n, so the observer is always rel 0)."""
+    n = state[H_NPLAYERS]
+    S = state[SIZE]
+    C = 16 * n + 1
+    out[:] = 0
+    for i in range(S * S):
+        v = state[BOARD + i]
+        if v != 0:
+            rel = (cell_owner(v) - player + n) % n
+            if is_pillar(v):
+                out[i * C + n + rel] = 1
+            else:
+                out[i * C + rel] = 1
+    for q in range(n):
+        rel = (q - player + n) % n
+        for i in range(S * S):
+            base = i * C
+            for k in range(NUM_TILE_TYPES):
+                out[base + 2 * n + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
+            out[base + 12 * n + rel] = state[THIRD + q]
+            out[base + 13 * n + rel] = 2 - state[PILLAR_TURNS + q]
+            out[base + 14 * n + rel] = state[OUT + q]
+            out[base + 15 * n + rel] = min(state[MATCH_PEN + q], 127)
+    for i in range(S * S):
+        out[i * C + 16 * n] = state[GAME]
+
+
+@jit
+def check_state(state: np.ndarray, params: np.ndarray) -> int:
+    """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
+    n = params[P_PLAYERS]
+    if state[H_NPLAYERS] != n:
+        return H_NPLAYERS + 1
+    if state[H_CURRENT] < 0 or state[H_CURRENT] >= n:
+        return H_CURRENT + 1
+    if state[H_TERMINAL] < 0 or state[H_TERMINAL] > 1:
+        return H_TERMINAL + 1
+    if state[H_DONE] < 0 or state[H_DONE] >= (1 << n):
+        return H_DONE + 1
+    if state[SIZE] != board_size_for(n):
+        return SIZE + 1
+    if state[START] < 0 or state[START] >= n:
+        return START + 1
+    if state[FIRST_START] < 0 or state[FIRST_START] >= n:
+        return FIRST_START + 1
+    if state[MATCH] < 0 or state[MATCH] > 1:
+        return MATCH + 1
+    if state[GAME] < 0 or state[GAME] >= n:
+        return GAME + 1
+    S = state[SIZE]
+    for i in range(MAX_CELLS):
+        v = state[BOARD + i]
+        if v < 0 or v > 4 * (NUM_TILE_TYPES + 1) or (i >= S * S and v != 0):
+            return BOARD + i + 1
+        if v != 0 and cell_owner(v) >= n:
+            return BOARD + i + 1
+        if state[SEQ + i] < 0:
+            return SEQ + i + 1
+    for p in range(MAX_PLAYERS):
+        for t in range(NUM_TILE_TYPES):
+            k = state[REMAIN + NUM_TILE_TYPES * p + t]
+            if k < 0 or k > TILE_COPIES[t]:
+                return REMAIN + NUM_TILE_TYPES * p + t + 1
+        if state[PILLARS + p] < 0 or state[PILLARS + p] > PILLARS_PER_PLAYER:
+            return PILLARS + p + 1
+        if state[PILLAR_TURNS + p] < 0 or state[PILLAR_TURNS + p] > 2:
+            return PILLAR_TURNS + p + 1
+        if state[THIRD + p] < 0 or state[THIRD + p] > 1:
+            return THIRD + p + 1
+        if state[OUT + p] < 0 or state[OUT + p] > 1:
+            return OUT + p + 1
+        if state[MATCH_PEN + p] < 0:
+            return MATCH_PEN + p + 1
+    if state[H_TERMINAL] == 0 and state[OUT + state[H_CURRENT]] == 1:
+        return H_CURRENT + 1
+    return 0

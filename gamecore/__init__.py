@@ -1,0 +1,14 @@
+"""Machinery shared by the four game packages.
+
+* :mod:`gamecore.jit`       -- the one place jit options are set.
+* :mod:`gamecore.rng`       -- a counter-free xorshift generator kept *inside* the state array.
+* :mod:`gamecore.protocol`  -- the kernel interface every game implements, and :class:`GameSpec`.
+* :mod:`gamecore.aec`       -- :class:`BaseRawEnv`, the PettingZoo AEC wrapper over a kernel.
+* :mod:`gamecore.batched`   -- :class:`BatchedGames` (N games in one array) and the SB3
+  :class:`SelfPlayVecEnv`.
+* :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
+"""
+
+from gamecore.protocol import GameSpec, Kernels
+
+__all__ = ["GameSpec", "Kernels"]

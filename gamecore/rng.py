@@ -1,0 +1,91 @@
+"""Random numbers whose whole state is one int64 slot of a game's state array.
+
+Copying the state array therefore copies the future of the game exactly: clones, save/restore and
+the batched path replay the same shuffles. The generator is xorshift64* (Vigna), seeded through
+splitmix64 so that nearby seeds give unrelated streams.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gamecore.jit import jit
+
+_MASK64 = (1 << 64) - 1
+
+
+@jit
+def splitmix64(x: np.uint64) -> np.uint64:
+    z = np.uint64(x) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def episode_seed(base_seed: np.int64, episode: np.int64) -> np.int64:
+    """Seed of the ``episode``-th game of a stream started with ``base_seed``.
+
+    ``reset(seed=s)`` plays episode 0 of stream ``s``; every later ``reset()`` without a seed plays
+    the next episode. Batched game ``i`` of a batch seeded ``s`` is stream ``s + i``.
+    """
+    z = splitmix64(np.uint64(base_seed) ^ splitmix64(np.uint64(episode)))
+    return np.int64(z >> np.uint64(1))
+
+
+@jit
+def rng_seed(state: np.ndarray, slot: int, seed: np.int64) -> None:
+    z = splitmix64(np.uint64(seed))
+    if z == np.uint64(0):
+        z = np.uint64(0x2545F4914F6CDD1D)
+    state[slot] = np.int64(z)
+
+
+@jit
+def rng_next(state: np.ndarray, slot: int) -> np.uint64:
+    x = np.uint64(state[slot])
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[slot] = np.int64(x)
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@jit
+def rng_below(state: np.ndarray, slot: int, n: int) -> int:
+    """Uniform integer in ``[0, n)`` (``n >= 1``); modulo bias is below 2**-40 for our n."""
+    return int((rng_next(state, slot) >> np.uint64(11)) % np.uint64(n))
+
+
+@jit
+def rng_shuffle(state: np.ndarray, slot: int, arr: np.ndarray, lo: int, hi: int) -> None:
+    """Fisher-Yates shuffle of ``arr[lo:hi]`` in place."""
+    for i in range(hi - 1, lo, -1):
+        j = lo + rng_below(state, slot, i - lo + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+def python_seed_to_int(seed: int | None, rng: np.random.Generator | None = None) -> int:
+    """A non-negative int63 seed from a user seed, or fresh entropy when ``seed`` is None."""
+    if seed is None:
+        src = rng if rng is not None else np.random.default_rng()
+        return int(src.integers(0, 2**63 - 1))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+    return int(seed) & ((1 << 63) - 1)
+
+
+@jit
+def rng_pick_legal(mask: np.ndarray, count: int, rng: np.ndarray, slot: int) -> int:
+    """A uniformly random index ``a`` with ``mask[a] != 0`` (``count`` of them; -1 if none)."""
+    if count <= 0:
+        return -1
+    k = rng_below(rng, slot, count)
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
