@@ -23,10 +23,14 @@ def batch_reset(states, params, streams, episodes, masks, obs, players):
 
 
 @pjit
-def batch_step(states, actions, params, streams, episodes, reward_mode, rewards, dones, final_states,
-               masks, obs, players, keys):
+def batch_step(states, actions, active, params, streams, episodes, reward_mode, rewards, dones,
+               final_states, masks, obs, players, keys):
+    """Step the games with ``active[i]``; a finished game records its rewards and final state and
+    starts the next game of its seed stream."""
     n = params[0]
     for i in prange(states.shape[0]):
+        if not active[i]:
+            continue
         K.apply(states[i], actions[i])
         dones[i] = states[i, H_TERMINAL]
         if dones[i]:
@@ -51,7 +55,7 @@ def batch_random_rollout(states, params, rng, masks, games_per_env, decisions):
     for i in prange(states.shape[0]):
         total = 0
         for g in range(games_per_env):
-            K.init(states[i], params, np.int64(rng[i] + g))
+            K.init(states[i], params, episode_seed(rng[i], g))
             while not states[i, H_TERMINAL]:
                 count = K.legal_mask(states[i], masks[i])
                 K.apply(states[i], rng_pick_legal(masks[i], count, rng, i))

@@ -1,0 +1,175 @@
+"""Stable-Baselines3 ``VecEnv`` over :class:`gamecore.batched.BatchedGames` (needs the ``train`` extra).
+
+In each game one seat is the learner (rotating over the seats from game to game); every decision of
+the other seats is taken inside ``step`` by the ``opponent`` (uniform random over legal actions by
+default, or any callable ``(obs, masks) -> actions``, e.g. a frozen copy of the learner for
+self-play), so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from gamecore.batched import BatchedGames
+from gamecore.protocol import GameSpec
+
+
+def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """An opponent that picks uniformly among legal actions."""
+    rng = np.random.default_rng(seed)
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        noise = rng.random(masks.shape)
+        return np.argmax(np.where(masks > 0, noise, -1.0), axis=1)
+
+    return act
+
+
+class SelfPlayVecEnv(VecEnv):
+    """Stable-Baselines3 ``VecEnv`` over :class:`BatchedGames` for one learning seat per game.
+
+    ``learner_seat="rotate"`` (default) makes the learner seat ``k mod n`` in the k-th game of each
+    slot, so one policy learns every seat; an int fixes it. Rewards are the learner's terminal
+    rewards; ``info["terminal_observation"]`` holds the learner's last observation of a finished
+    game, as SB3 expects. Use :meth:`set_opponent` to swap the opponent (e.g. a policy snapshot).
+    """
+
+    def __init__(
+        self,
+        game: str | GameSpec,
+        num_envs: int = 8,
+        seed: int | None = None,
+        opponent: Callable[[np.ndarray, np.ndarray], np.ndarray] | str = "random",
+        learner_seat: int | str = "rotate",
+        reward_mode: str = "rank",
+        **options: Any,
+    ) -> None:
+        self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, **options)
+        g = self.games
+        self.render_mode = None
+        super().__init__(
+            g.num_envs,
+            spaces.Box(low=0, high=g.game.obs_high(g.params), shape=g.obs_shape, dtype=np.int8),
+            spaces.Discrete(g.num_actions),
+        )
+        if learner_seat != "rotate" and not (
+            isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < g.num_players
+        ):
+            raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{g.num_players - 1}")
+        self.learner_seat = learner_seat
+        self.set_opponent(opponent)
+        self._seats = np.zeros(self.num_envs, dtype=np.int64)
+        self._games_played = np.zeros(self.num_envs, dtype=np.int64)
+        self._actions: np.ndarray | None = None
+
+    # ---- opponents ----------------------------------------------------------------------------
+    def set_opponent(self, opponent: Callable[[np.ndarray, np.ndarray], np.ndarray] | str) -> None:
+        if isinstance(opponent, str):
+            if opponent != "random":
+                raise ValueError("opponent must be 'random' or a callable (obs, masks) -> actions")
+            opponent = random_opponent(None)
+        if not callable(opponent):
+            raise TypeError("opponent must be callable")
+        self.opponent = opponent
+
+    def _seat_for(self, k: np.ndarray) -> np.ndarray:
+        if self.learner_seat == "rotate":
+            return k % self.games.num_players
+        return np.full_like(k, int(self.learner_seat))
+
+    def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict) -> None:
+        """Let opponents move until the learner decides in every game."""
+        g = self.games
+        while True:
+            waiting = g.current_players != self._seats
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            idx = np.flatnonzero(waiting)
+            actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
+            g.step(actions, active=waiting.astype(np.int8))
+            self._finish(g.dones, rewards, dones, terminal_obs)
+
+    def _finish(self, ended: np.ndarray, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict) -> None:
+        g = self.games
+        for i in np.flatnonzero(ended):
+            rewards[i] = g.rewards[i, self._seats[i]]
+            dones[i] = True
+            obs = np.empty(int(np.prod(g.obs_shape)), dtype=np.int8)
+            g.game.kernels.observe(g.final_states[i], int(self._seats[i]), obs)
+            terminal_obs[i] = obs.reshape(g.obs_shape)
+            self._games_played[i] += 1
+            self._seats[i] = self._seat_for(self._games_played[i : i + 1])[0]
+
+    # ---- VecEnv API -------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        g = self.games
+        g.reset()
+        self._games_played[:] = 0
+        self._seats[:] = self._seat_for(self._games_played)
+        self._play_opponents(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), {})
+        return g.observations.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        g = self.games
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        terminal_obs: dict[int, np.ndarray] = {}
+        g.step(self._actions)
+        self._finish(g.dones, rewards, dones, terminal_obs)
+        self._play_opponents(rewards, dones, terminal_obs)
+        infos = [{} for _ in range(self.num_envs)]
+        for i, o in terminal_obs.items():
+            infos[i]["terminal_observation"] = o
+            infos[i]["learner_seat"] = int(self._seat_for(self._games_played[i : i + 1] - 1)[0])
+        return g.observations.copy(), rewards, dones, infos
+
+    def step(self, actions: np.ndarray):
+        self.step_async(actions)
+        return self.step_wait()
+
+    def action_masks(self) -> np.ndarray:
+        return self.games.action_masks()
+
+    def close(self) -> None:
+        pass
+
+    def seed(self, seed: int | None = None) -> list[None]:
+        self.games._seed = seed
+        return [None] * self.num_envs
+
+    def get_images(self) -> list[np.ndarray]:
+        return [self.games.game.render_rgb(s) for s in self.games.states]
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            return list(self.action_masks()[self._indices(indices)])
+        result = getattr(self, method_name)(*args, **kwargs)
+        return [result] * len(self._indices(indices))
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
