@@ -212,7 +212,7 @@ def penalty(state: np.ndarray, seat: int) -> int:
 # ---- game flow -----------------------------------------------------------------------------------
 @jit
 def _new_game(state: np.ndarray, start: int) -> None:
-    """Empty board, full sets, no pillars placed; ``start`` moves first (call _settle next)."""
+    """Empty board, full sets, no pillars placed; ``start`` moves first (call settle next)."""
     n = state[H_NPLAYERS]
     for i in range(BOARD, BOARD + 2 * MAX_CELLS):
         state[i] = 0
@@ -228,7 +228,7 @@ def _new_game(state: np.ndarray, start: int) -> None:
 
 
 @jit
-def _settle(state: np.ndarray, seat: int) -> None:
+def settle(state: np.ndarray, seat: int) -> None:
     """Give the turn to ``seat`` or, going round from it, to the first seat that can act: seats
     with no free cell for an opening pillar skip that placement; seats that can neither place a
     tile nor their third pillar are out. When every seat is out the game ends."""
@@ -291,7 +291,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
     state[FIRST_START] = params[P_START]
     state[GAME] = 0
     _new_game(state, params[P_START])
-    _settle(state, params[P_START])
+    settle(state, params[P_START])
 
 
 @jit
@@ -329,7 +329,7 @@ def apply(state: np.ndarray, action: int) -> None:
             state[BOARD + i] = 1 + seat + 4 * (t + 1)
             state[SEQ + i] = serial
         state[REMAIN + NUM_TILE_TYPES * seat + t] -= 1
-    _settle(state, (seat + 1) % state[H_NPLAYERS])
+    settle(state, (seat + 1) % state[H_NPLAYERS])
 
 
 @jit

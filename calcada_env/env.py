@@ -1,0 +1,106 @@
+"""
+# Calçada
+
+Konstantinos Karagiannis and Vangelis Bagiartakis' tile-laying game (Piatnik 2024) for 2-4 players:
+declare a cobblestone on the carousel (its colour and how many stones share its space), take a tile
+of that colour and lay it on the square of your 5x5 Calçada board showing that number; complete
+one-colour districts for points, connect motifs for more at the end. Rules as implemented:
+`shared/rules/calcada.md`.
+
+| Import             | `from calcada_env import env` (or `pettingzoo.make("aec", "calcada-v0")`)  |
+|--------------------|------------------------------------------------------------------------|
+| Actions            | Discrete                                                               |
+| Parallel API       | No                                                                     |
+| Manual control     | No                                                                     |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                  |
+| Action shape       | Discrete(170)                                                          |
+| Observation shape  | (277n + 195 + 2n,) int8: 753 (2p), 1032 (3p), 1311 (4p)                |
+| Observation values | [0, 127]                                                               |
+
+## Options
+`env(num_players=2, start_player=0, board_side="A", reward_mode="rank", render_mode=None)`.
+`board_side` is `"A"` (8 districts) or `"B"` (9 districts); all players use the same side.
+
+## Observation
+A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
+is not deciding). Seat blocks are seat-relative: block `rel` shows seat `(me + rel) mod n`, so the
+observer's own board always comes first and one policy can play every seat. Values are clipped to
+127. Face-down stacks appear by size only, never by order.
+
+| Offset                     | Size  | Meaning                                                          |
+|----------------------------|-------|------------------------------------------------------------------|
+| `277 rel + 11 sq + c`      | 5     | 1 if square `sq` of seat `rel` holds a tile of colour c          |
+| `277 rel + 11 sq + 5 + k`  | 6     | 1 if it holds kind k (tram, plaza, kiosk, cafe, bench, bonus)    |
+| `277 rel + 275`            | 1     | bonus tiles held by seat `rel`                                   |
+| `277 rel + 276`            | 1     | points scored so far by seat `rel`                               |
+| `P = 277 n`                | 25    | printed number of each square (1..5)                             |
+| `P + 25`                   | 25    | district id of each square (0 = A, ...)                          |
+| `P + 50 + 5 s + c`         | 30    | cobblestones of colour c on carousel space s                     |
+| `P + 80 + 6 (3 c + j) + k` | 90    | 1 if display slot j of colour c shows kind k                     |
+| `P + 170 + c`              | 5     | tiles left in colour c's stack                                   |
+| `P + 175 + c`              | 5     | scoreboard row of colour c (rows = it has left the scoreboard)   |
+| `P + 180 + c`              | 5     | current multiplier of colour c (0 once it has left)              |
+| `P + 185 + phase`          | 2     | one-hot turn phase: 0 before the declare, 1 after it             |
+| `P + 187`                  | 1     | declared number (0 before the declare)                           |
+| `P + 188 + c`              | 5     | one-hot declared colour (after the declare)                      |
+| `P + 193`                  | 1     | 1 once the game end has been triggered (last round)              |
+| `P + 194`                  | 1     | 1 if someone placed a tile this round                            |
+| `P + 195 + rel`            | n     | one-hot: seat deciding now (relative)                            |
+| `P + 195 + n + rel`        | n     | one-hot: start seat (relative; a round ends before it)           |
+
+## Actions
+A turn is several decisions by the same seat: any number of bonus moves, then a declare; then
+any number of display swaps, then a placement, which ends the turn.
+
+| Action                      | String                                   | Meaning                                  |
+|-----------------------------|------------------------------------------|------------------------------------------|
+| `0 + 5 s + c` (0..29)       | `"bonus move red on space 3"`            | spend 1 bonus tile: move one cobblestone of colour c on space s one space clockwise (before the declare) |
+| `30 + 5 s + c` (30..59)     | `"declare blue on space 2 (number 4)"`   | declare that cobblestone (number = stones on the space before moving) and move it |
+| `60 + 5 s + c` (60..89)     | `"move blue on space 2 without placing"` | only when nothing can be declared: move it, place nothing, turn ends |
+| `90 + c` (90..94)           | `"swap display yellow"`                  | spend 1 bonus tile: the display goes under its stack, 3 new tiles are revealed (after the declare) |
+| `95 + 25 j + sq` (95..169)  | `"take slot 2 (blue kiosk) to r3c4"`     | take display slot j of the declared colour, place it on square sq (`r<row>c<col>`, 1-based) |
+
+Spaces and slots are 1-based in strings. `env.unwrapped.action_to_string(a)` /
+`string_to_action(text)` convert, `legal_action_strings()` lists the legal ones.
+
+Rulings on open cases (`shared/rules/calcada.md` plus these choices): a cobblestone can be
+declared only if its colour is on the scoreboard, its display is not empty and a legal square
+exists; if none can, the declare actions are replaced by the move-only actions. A display swap is
+legal only for a colour still on the scoreboard whose stack is not empty. A display is refilled
+only when its last tile is taken (the other slots stay empty until then).
+
+## Rewards
+At the end only. `reward_mode="rank"`: winner +1, last -1, linear in between; tied seats share the
+average (ties share the victory). `reward_mode="score"`: final points (play + final scoring).
+An illegal action under `env()` ends the game with -1 for the mover.
+
+## Termination
+When the second colour leaves the scoreboard the round is finished (the game ends before the start
+seat would move again). The game also ends after a whole round (start seat to the seat before it)
+in which nobody placed a tile. All seats terminate together.
+
+## Version history
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calcada_env.game import GAME
+from gamecore.aec import BaseRawEnv, wrap_env
+
+
+class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
+    game = GAME
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "calcada_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+
+def env(**kwargs: Any):
+    """`raw_env` inside PettingZoo's classic wrappers (illegal move: game over, mover gets -1)."""
+    return wrap_env(raw_env(**kwargs))

@@ -1,0 +1,233 @@
+"""Calçada: component data, board geometry, the action encoding and the state layout.
+
+Everything marked RECONSTRUCTION is not printed in any source we have (see
+``shared/rules/calcada.md``); each such value lives in exactly one table below so that the printed
+value can replace it without touching the rules.
+
+Player board
+------------
+Square ``sq = row * 5 + col`` (row 0 on top). People read a square as ``r<row+1>c<col+1>``, so
+``r1c1`` is square 0 and ``r5c5`` is square 24. Every square belongs to a district (a letter) and
+shows a printed number 1..5.
+
+Tiles
+-----
+A tile is a colour (0..4, :data:`COLOURS`) and a kind (0..4 = motif, :data:`MOTIFS`; 5 = bonus
+symbol). A board square holds ``0`` (empty) or ``1 + colour * 6 + kind``; a display slot holds ``0``
+(empty) or ``1 + kind``; a stack slot holds a kind.
+
+Carousel
+--------
+Six round spaces 0..5 (people read 1..6); clockwise is ``space + 1 mod 6``.
+
+State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.protocol`)
+-----------------------------------------------------------------------------------------
+=========  ==================  ====================================================================
+Index      Name                Meaning
+=========  ==================  ====================================================================
+0..7       header              rng, players, current seat, terminal, done bits, decisions
+8          ``SIDE``            board side: 0 = A, 1 = B
+9          ``START``           start seat (rounds begin with it)
+10         ``PHASE``           0 = before the declare (bonus moves, declare); 1 = after the declare
+                               (display swaps, placement)
+11         ``DECL_NUM``        declared number (0 while PHASE = 0)
+12         ``DECL_COL``        declared colour (0 while PHASE = 0)
+13         ``END_TRIGGERED``   1 once the second scoreboard cobblestone has left the scoreboard
+14         ``ROUND_PLACED``    1 once somebody placed a tile in the current round
+15         ``TURNS``           turns finished so far
+16..45     ``CAR``             ``CAR + 5 * space + colour``: cobblestones of that colour on the space
+46..50     ``SB_ROW``          scoreboard row of each colour's cobblestone (0 = top); ``rows`` (the
+                               number of rows) once it has left the scoreboard (colour retired)
+51..55     ``STACK_N``         tiles left in each colour's face-down stack (0..25)
+56..180    ``STACK``           ``STACK + 25 * colour + i``: kind of the i-th tile from the *bottom*
+                               of that stack (top = ``STACK_N - 1``); unused slots 0. Hidden.
+181..195   ``DISPLAY``         ``DISPLAY + 3 * colour + slot``: 0 empty, else 1 + kind
+196..295   ``BOARD``           ``BOARD + 25 * seat + sq``: 0 empty, else 1 + colour * 6 + kind
+296..299   ``BONUS``           bonus tiles held by each seat
+300..303   ``POINTS``          points scored during play (districts, leaving the scoreboard)
+=========  ==================  ====================================================================
+
+Action encoding (``NUM_ACTIONS = 170``)
+---------------------------------------
+=============  ==========================================================================
+Range          Action
+=============  ==========================================================================
+0..29          ``A_BONUS_MOVE + 5 * space + colour``: spend 1 bonus tile, move one
+               cobblestone of that colour on that space one space clockwise
+30..59         ``A_DECLARE + 5 * space + colour``: declare that cobblestone and move it
+60..89         ``A_MOVE_ONLY + 5 * space + colour``: no cobblestone can be declared: move this
+               one and place nothing (ends the turn)
+90..94         ``A_SWAP + colour``: spend 1 bonus tile, put that display under its stack and
+               reveal 3 new tiles
+95..169        ``A_PLACE + 25 * slot + sq``: take the tile in display slot 0..2 of the declared
+               colour and place it on square ``sq`` (ends the turn)
+=============  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gamecore.protocol import HEADER_LEN
+
+# ---------------------------------------------------------------------------------------------
+# Component data
+# RECONSTRUCTION (names only; the rules use ids): colours and motifs.
+COLOURS = ("yellow", "red", "blue", "green", "purple")
+COLOUR_CHARS = "yrbgp"
+MOTIFS = ("tram", "plaza", "kiosk", "cafe", "bench")
+KIND_NAMES = MOTIFS + ("bonus",)
+KIND_CHARS = "tpkcb*"  # a tile in ASCII is colour char + kind char, e.g. "bk" = blue kiosk
+
+NUM_COLOURS = 5
+NUM_MOTIFS = 5
+KIND_BONUS = 5  # kind id of the bonus-symbol tiles
+NUM_KINDS = 6
+COPIES_PER_MOTIF = 4  # per colour
+BONUS_TILES_PER_COLOUR = 5
+TILES_PER_COLOUR = NUM_MOTIFS * COPIES_PER_MOTIF + BONUS_TILES_PER_COLOUR  # 25
+#: tiles of each kind in one colour's 25
+KIND_COPIES = np.array([COPIES_PER_MOTIF] * NUM_MOTIFS + [BONUS_TILES_PER_COLOUR], dtype=np.int64)
+DISPLAY_SIZE = 3
+STARTING_BONUS = 2
+BONUS_FOR_SYMBOL = 2  # bonus tiles gained by placing a bonus-symbol tile
+LEAVE_BONUS_POINTS = 2  # points for moving a cobblestone off the scoreboard
+END_AFTER_RETIRED = 2  # the game end triggers when this many colours have left the scoreboard
+
+NUM_SPACES = 6  # carousel spaces
+CAROUSEL_STONES_PER_COLOUR = 3
+ANY_SQUARE_NUMBER = 6  # a declared number this large allows any empty square
+
+# RECONSTRUCTION: scoreboard multipliers per player count, top row first.
+SCOREBOARD = {2: (3, 2, 1), 3: (3, 2, 2, 1), 4: (3, 3, 2, 2, 1)}
+MAX_ROWS = 5
+
+# Final scoring: points for an orthogonally connected group of one motif, by size (8+ -> 18).
+MOTIF_GROUP_POINTS = {2: 1, 3: 3, 4: 5, 5: 8, 6: 11, 7: 14, 8: 18}
+
+# RECONSTRUCTION: both sides of the player board. Letter = district, digit = printed number,
+# row 0 on top.
+BOARD_SIDES = {
+    "A": (
+        "A1 A2 A3 B4 B5",
+        "A4 A5 C1 B1 B2",
+        "D2 D3 C4 C5 E3",
+        "D1 F4 F5 G3 E2",
+        "H5 H3 F2 G4 E1",
+    ),
+    "B": (
+        "A1 A2 B3 B4 B5",
+        "A3 A4 C1 C2 D3",
+        "E5 E1 C5 D4 D5",
+        "E2 F3 F5 G2 G4",
+        "H4 H3 F1 I1 I2",
+    ),
+}
+SIDE_NAMES = ("A", "B")
+# ---------------------------------------------------------------------------------------------
+
+BOARD_W = 5
+NUM_SQUARES = 25
+MAX_PLAYERS = 4
+MAX_DISTRICTS = 9
+
+
+def _parse_sides() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    nums = np.zeros((2, NUM_SQUARES), dtype=np.int64)
+    dist = np.zeros((2, NUM_SQUARES), dtype=np.int64)
+    ndist = np.zeros(2, dtype=np.int64)
+    dsize = np.zeros((2, MAX_DISTRICTS), dtype=np.int64)
+    for s, name in enumerate(SIDE_NAMES):
+        letters: list[str] = []
+        for r, row in enumerate(BOARD_SIDES[name]):
+            cells = row.split()
+            assert len(cells) == BOARD_W, (name, row)
+            for c, cell in enumerate(cells):
+                letter, number = cell[0], int(cell[1:])
+                assert 1 <= number <= 5
+                if letter not in letters:
+                    letters.append(letter)
+                nums[s, r * BOARD_W + c] = number
+        ordered = sorted(letters)
+        for r, row in enumerate(BOARD_SIDES[name]):
+            for c, cell in enumerate(row.split()):
+                d = ordered.index(cell[0])
+                dist[s, r * BOARD_W + c] = d
+                dsize[s, d] += 1
+        ndist[s] = len(ordered)
+    return nums, dist, ndist, dsize
+
+
+#: SQ_NUMBER[side, sq]: printed number; SQ_DISTRICT[side, sq]: district id (0 = letter A ...)
+SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE = _parse_sides()
+DISTRICT_LETTERS = "ABCDEFGHI"
+
+#: SCORE_ROWS[n, row]: multiplier of scoreboard row for n players; NUM_ROWS[n]: rows used
+SCORE_ROWS = np.zeros((MAX_PLAYERS + 1, MAX_ROWS), dtype=np.int64)
+NUM_ROWS = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
+for _n, _rows in SCOREBOARD.items():
+    NUM_ROWS[_n] = len(_rows)
+    for _i, _m in enumerate(_rows):
+        SCORE_ROWS[_n, _i] = _m
+
+#: GROUP_POINTS[size]: motif group points, sizes 0..MAX_GROUP (sizes above use the last entry)
+MAX_GROUP = max(MOTIF_GROUP_POINTS)
+GROUP_POINTS = np.zeros(MAX_GROUP + 1, dtype=np.int64)
+for _size, _pts in MOTIF_GROUP_POINTS.items():
+    GROUP_POINTS[_size] = _pts
+
+for _a in (SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE, SCORE_ROWS, NUM_ROWS, GROUP_POINTS,
+           KIND_COPIES):
+    _a.setflags(write=False)
+
+# ---- state offsets ----------------------------------------------------------------------------
+SIDE = HEADER_LEN + 0
+START = HEADER_LEN + 1
+PHASE = HEADER_LEN + 2
+DECL_NUM = HEADER_LEN + 3
+DECL_COL = HEADER_LEN + 4
+END_TRIGGERED = HEADER_LEN + 5
+ROUND_PLACED = HEADER_LEN + 6
+TURNS = HEADER_LEN + 7
+CAR = 16
+SB_ROW = CAR + NUM_SPACES * NUM_COLOURS
+STACK_N = SB_ROW + NUM_COLOURS
+STACK = STACK_N + NUM_COLOURS
+DISPLAY = STACK + NUM_COLOURS * TILES_PER_COLOUR
+BOARD = DISPLAY + NUM_COLOURS * DISPLAY_SIZE
+BONUS = BOARD + MAX_PLAYERS * NUM_SQUARES
+POINTS = BONUS + MAX_PLAYERS
+STATE_LEN = POINTS + MAX_PLAYERS
+
+PHASE_DECLARE = 0
+PHASE_PLACE = 1
+
+# ---- params vector ----------------------------------------------------------------------------
+P_PLAYERS = 0
+P_SIDE = 1
+P_START = 2
+PARAMS_LEN = 3
+
+# ---- actions ----------------------------------------------------------------------------------
+A_BONUS_MOVE = 0
+A_DECLARE = A_BONUS_MOVE + NUM_SPACES * NUM_COLOURS
+A_MOVE_ONLY = A_DECLARE + NUM_SPACES * NUM_COLOURS
+A_SWAP = A_MOVE_ONLY + NUM_SPACES * NUM_COLOURS
+A_PLACE = A_SWAP + NUM_COLOURS
+NUM_ACTIONS = A_PLACE + DISPLAY_SIZE * NUM_SQUARES
+
+# ---- observation (flat int8; seat blocks are seat-relative, the observer's first) -------------
+#: per seat: 25 squares x (5 colour one-hot + 6 kind one-hot), bonus tiles, points
+OBS_SQUARE = NUM_COLOURS + NUM_KINDS
+OBS_SEAT = NUM_SQUARES * OBS_SQUARE + 2
+#: public block: printed number and district of each square (50), carousel counts (30), displays
+#: (5 x 3 x 6 one-hot = 90), stack sizes (5), scoreboard row and multiplier per colour (10),
+#: phase one-hot (2), declared number (1), declared colour one-hot (5), end triggered (1),
+#: someone placed this round (1)
+OBS_PUBLIC = 2 * NUM_SQUARES + NUM_SPACES * NUM_COLOURS + NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS + \
+    NUM_COLOURS + 2 * NUM_COLOURS + 2 + 1 + NUM_COLOURS + 1 + 1
+
+
+def obs_len(n: int) -> int:
+    """n seat blocks + public block + current seat (relative, one-hot n) + start seat (one-hot n)."""
+    return n * OBS_SEAT + OBS_PUBLIC + 2 * n

@@ -1,0 +1,662 @@
+"""Calçada rules as numba kernels on the state array (layout and action encoding in
+:mod:`calcada_env.layout`).
+
+A turn is several decisions of the same seat::
+
+    PHASE 0   bonus moves (any number)  ->  declare (or, if nothing can be declared, move only)
+    PHASE 1   display swaps (any number) ->  place a tile of the declared colour (turn ends)
+
+Every rule of ``shared/rules/calcada.md`` has a function here named after it: ``declared_number``,
+``square_ok``, ``declare_ok``, ``refill_display``, ``swap_display``, ``place_tile``,
+``score_district``, ``leave_scoreboard``, ``end_turn``, ``motif_group_points``,
+``final_scoring``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calcada_env.layout import (
+    A_BONUS_MOVE,
+    A_DECLARE,
+    A_MOVE_ONLY,
+    A_PLACE,
+    A_SWAP,
+    ANY_SQUARE_NUMBER,
+    BOARD,
+    BOARD_W,
+    BONUS,
+    BONUS_FOR_SYMBOL,
+    CAR,
+    CAROUSEL_STONES_PER_COLOUR,
+    DECL_COL,
+    DECL_NUM,
+    DISPLAY,
+    DISPLAY_SIZE,
+    DISTRICT_SIZE,
+    END_AFTER_RETIRED,
+    END_TRIGGERED,
+    GROUP_POINTS,
+    KIND_BONUS,
+    KIND_COPIES,
+    LEAVE_BONUS_POINTS,
+    MAX_GROUP,
+    MAX_PLAYERS,
+    NUM_COLOURS,
+    NUM_DISTRICTS,
+    NUM_KINDS,
+    NUM_MOTIFS,
+    NUM_ROWS,
+    NUM_SPACES,
+    NUM_SQUARES,
+    OBS_PUBLIC,
+    OBS_SEAT,
+    OBS_SQUARE,
+    P_PLAYERS,
+    P_SIDE,
+    P_START,
+    PHASE,
+    PHASE_DECLARE,
+    PHASE_PLACE,
+    POINTS,
+    ROUND_PLACED,
+    SB_ROW,
+    SCORE_ROWS,
+    SIDE,
+    SQ_DISTRICT,
+    SQ_NUMBER,
+    STACK,
+    STACK_N,
+    START,
+    STARTING_BONUS,
+    STATE_LEN,
+    TILES_PER_COLOUR,
+    TURNS,
+)
+from gamecore.jit import jit
+from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
+from gamecore.rng import rng_below, rng_seed, rng_shuffle
+
+STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
+
+
+# ---- small helpers -----------------------------------------------------------------------------
+@jit
+def tile_colour(v: int) -> int:
+    """Colour of a non-empty board value."""
+    return (v - 1) // NUM_KINDS
+
+
+@jit
+def tile_kind(v: int) -> int:
+    """Kind (0..4 motif, 5 bonus symbol) of a non-empty board value."""
+    return (v - 1) % NUM_KINDS
+
+
+@jit
+def retired(state: np.ndarray, colour: int) -> bool:
+    """The colour's scoreboard cobblestone has left the scoreboard."""
+    return state[SB_ROW + colour] >= NUM_ROWS[state[H_NPLAYERS]]
+
+
+@jit
+def multiplier(state: np.ndarray, colour: int) -> int:
+    """Current scoreboard multiplier of the colour (0 once retired)."""
+    if retired(state, colour):
+        return 0
+    return SCORE_ROWS[state[H_NPLAYERS], state[SB_ROW + colour]]
+
+
+@jit
+def display_count(state: np.ndarray, colour: int) -> int:
+    k = 0
+    for slot in range(DISPLAY_SIZE):
+        if state[DISPLAY + DISPLAY_SIZE * colour + slot] != 0:
+            k += 1
+    return k
+
+
+@jit
+def stones_on_space(state: np.ndarray, space: int) -> int:
+    total = 0
+    for c in range(NUM_COLOURS):
+        total += state[CAR + NUM_COLOURS * space + c]
+    return total
+
+
+@jit
+def move_clockwise(state: np.ndarray, space: int, colour: int) -> None:
+    """Move one cobblestone of ``colour`` from ``space`` to the next space clockwise."""
+    state[CAR + NUM_COLOURS * space + colour] -= 1
+    state[CAR + NUM_COLOURS * ((space + 1) % NUM_SPACES) + colour] += 1
+
+
+# ---- the rules ----------------------------------------------------------------------------------
+@jit
+def declared_number(state: np.ndarray, space: int) -> int:
+    """The number declared with a cobblestone on ``space``: the cobblestones on it *before* moving."""
+    return stones_on_space(state, space)
+
+
+@jit
+def square_ok(state: np.ndarray, seat: int, sq: int, colour: int, number: int) -> bool:
+    """A tile of ``colour`` may go on ``sq`` for declared ``number``: the square is empty, shows the
+    number (any square when the number is 6 or more), and every tile already in its district has
+    that colour."""
+    base = BOARD + NUM_SQUARES * seat
+    if state[base + sq] != 0:
+        return False
+    side = state[SIDE]
+    if number < ANY_SQUARE_NUMBER and SQ_NUMBER[side, sq] != number:
+        return False
+    d = SQ_DISTRICT[side, sq]
+    for q in range(NUM_SQUARES):
+        if SQ_DISTRICT[side, q] == d:
+            v = state[base + q]
+            if v != 0 and tile_colour(v) != colour:
+                return False
+    return True
+
+
+@jit
+def any_square_ok(state: np.ndarray, seat: int, colour: int, number: int) -> bool:
+    for sq in range(NUM_SQUARES):
+        if square_ok(state, seat, sq, colour, number):
+            return True
+    return False
+
+
+@jit
+def declare_ok(state: np.ndarray, seat: int, space: int, colour: int) -> bool:
+    """Ruling: a cobblestone may be declared when it is on ``space``, its colour is still on the
+    scoreboard, its colour's display is not empty, and some square is legal for it."""
+    if state[CAR + NUM_COLOURS * space + colour] == 0:
+        return False
+    if retired(state, colour) or display_count(state, colour) == 0:
+        return False
+    return any_square_ok(state, seat, colour, declared_number(state, space))
+
+
+@jit
+def swap_ok(state: np.ndarray, seat: int, colour: int) -> bool:
+    """A display swap costs a bonus tile. Rulings: only for a colour still on the scoreboard and
+    with a non-empty stack (otherwise the same tiles would come back)."""
+    return state[BONUS + seat] > 0 and not retired(state, colour) and state[STACK_N + colour] > 0
+
+
+@jit
+def draw_tile(state: np.ndarray, colour: int) -> int:
+    """Take the top tile of the colour's stack (the stack must not be empty); returns its kind."""
+    n = state[STACK_N + colour] - 1
+    kind = state[STACK + TILES_PER_COLOUR * colour + n]
+    state[STACK + TILES_PER_COLOUR * colour + n] = 0
+    state[STACK_N + colour] = n
+    return kind
+
+
+@jit
+def refill_display(state: np.ndarray, colour: int) -> None:
+    """Reveal up to 3 tiles from the stack into the empty display slots (fewer if the stack runs
+    low). Called only when the display has just been emptied (or at setup / after a swap)."""
+    for slot in range(DISPLAY_SIZE):
+        if state[STACK_N + colour] == 0:
+            return
+        if state[DISPLAY + DISPLAY_SIZE * colour + slot] == 0:
+            state[DISPLAY + DISPLAY_SIZE * colour + slot] = 1 + draw_tile(state, colour)
+
+
+@jit
+def swap_display(state: np.ndarray, colour: int) -> None:
+    """Put the display's tiles (slot order) under the stack, then reveal 3 from the top."""
+    base = STACK + TILES_PER_COLOUR * colour
+    m = display_count(state, colour)
+    n = state[STACK_N + colour]
+    for i in range(n - 1, -1, -1):
+        state[base + i + m] = state[base + i]
+    k = 0
+    for slot in range(DISPLAY_SIZE):
+        v = state[DISPLAY + DISPLAY_SIZE * colour + slot]
+        if v != 0:
+            state[base + k] = v - 1
+            k += 1
+            state[DISPLAY + DISPLAY_SIZE * colour + slot] = 0
+    state[STACK_N + colour] = n + m
+    refill_display(state, colour)
+
+
+@jit
+def district_complete(state: np.ndarray, seat: int, d: int) -> bool:
+    side = state[SIDE]
+    for q in range(NUM_SQUARES):
+        if SQ_DISTRICT[side, q] == d and state[BOARD + NUM_SQUARES * seat + q] == 0:
+            return False
+    return True
+
+
+@jit
+def leave_scoreboard(state: np.ndarray, seat: int, colour: int) -> None:
+    """The colour's cobblestone was on the bottom row: it leaves, the seat gains 2 points, and the
+    colour is retired. The second colour to leave triggers the game end."""
+    state[SB_ROW + colour] = NUM_ROWS[state[H_NPLAYERS]]
+    state[POINTS + seat] += LEAVE_BONUS_POINTS
+    gone = 0
+    for c in range(NUM_COLOURS):
+        if retired(state, c):
+            gone += 1
+    if gone >= END_AFTER_RETIRED:
+        state[END_TRIGGERED] = 1
+
+
+@jit
+def score_district(state: np.ndarray, seat: int, d: int, colour: int) -> None:
+    """A completed district scores tiles x the colour's multiplier; then the colour's scoreboard
+    cobblestone moves one row down, leaving the scoreboard if it was on the bottom row."""
+    state[POINTS + seat] += DISTRICT_SIZE[state[SIDE], d] * multiplier(state, colour)
+    if state[SB_ROW + colour] == NUM_ROWS[state[H_NPLAYERS]] - 1:
+        leave_scoreboard(state, seat, colour)
+    else:
+        state[SB_ROW + colour] += 1
+
+
+@jit
+def place_tile(state: np.ndarray, seat: int, slot: int, sq: int) -> None:
+    """Take the tile in display ``slot`` of the declared colour, refill that display only if it is
+    now empty, put the tile on ``sq``; a bonus symbol gives 2 bonus tiles; a completed district
+    scores."""
+    colour = state[DECL_COL]
+    kind = state[DISPLAY + DISPLAY_SIZE * colour + slot] - 1
+    state[DISPLAY + DISPLAY_SIZE * colour + slot] = 0
+    if display_count(state, colour) == 0:
+        refill_display(state, colour)
+    state[BOARD + NUM_SQUARES * seat + sq] = 1 + colour * NUM_KINDS + kind
+    if kind == KIND_BONUS:
+        state[BONUS + seat] += BONUS_FOR_SYMBOL
+    d = SQ_DISTRICT[state[SIDE], sq]
+    if district_complete(state, seat, d):
+        score_district(state, seat, d, colour)
+
+
+@jit
+def end_game(state: np.ndarray) -> None:
+    n = state[H_NPLAYERS]
+    state[H_TERMINAL] = 1
+    state[H_DONE] = (1 << n) - 1
+    state[H_CURRENT] = 0
+    state[PHASE] = PHASE_DECLARE
+    state[DECL_NUM] = 0
+    state[DECL_COL] = 0
+
+
+@jit
+def end_turn(state: np.ndarray, placed: bool) -> None:
+    """Pass the turn on. At the end of a round (the next seat is the start seat) the game ends if
+    the end was triggered, or if nobody placed a tile during the whole round (ruling)."""
+    n = state[H_NPLAYERS]
+    if placed:
+        state[ROUND_PLACED] = 1
+    state[PHASE] = PHASE_DECLARE
+    state[DECL_NUM] = 0
+    state[DECL_COL] = 0
+    state[TURNS] += 1
+    nxt = (state[H_CURRENT] + 1) % n
+    if nxt == state[START]:
+        if state[END_TRIGGERED] == 1 or state[ROUND_PLACED] == 0:
+            end_game(state)
+            return
+        state[ROUND_PLACED] = 0
+    state[H_CURRENT] = nxt
+
+
+# ---- final scoring ------------------------------------------------------------------------------
+@jit
+def motif_group_points(size: int) -> int:
+    """Points of a connected group of one motif: 2->1, 3->3, 4->5, 5->8, 6->11, 7->14, 8+->18."""
+    if size > MAX_GROUP:
+        size = MAX_GROUP
+    return GROUP_POINTS[size]
+
+
+@jit
+def motif_points(state: np.ndarray, seat: int) -> int:
+    """Sum over orthogonally connected groups of the same motif (any colour, any district)."""
+    base = BOARD + NUM_SQUARES * seat
+    seen = np.zeros(NUM_SQUARES, dtype=np.int8)
+    queue = np.empty(NUM_SQUARES, dtype=np.int64)
+    total = 0
+    for start in range(NUM_SQUARES):
+        v = state[base + start]
+        if v == 0 or seen[start] or tile_kind(v) >= NUM_MOTIFS:
+            continue
+        motif = tile_kind(v)
+        seen[start] = 1
+        queue[0] = start
+        head = 0
+        tail = 1
+        while head < tail:
+            sq = queue[head]
+            head += 1
+            r = sq // BOARD_W
+            c = sq % BOARD_W
+            for k in range(4):
+                rr = r + (-1 if k == 0 else (1 if k == 1 else 0))
+                cc = c + (-1 if k == 2 else (1 if k == 3 else 0))
+                if rr < 0 or rr >= BOARD_W or cc < 0 or cc >= BOARD_W:
+                    continue
+                q = rr * BOARD_W + cc
+                w = state[base + q]
+                if w != 0 and not seen[q] and tile_kind(w) == motif:
+                    seen[q] = 1
+                    queue[tail] = q
+                    tail += 1
+        total += motif_group_points(tail)
+    return total
+
+
+@jit
+def incomplete_district_tiles(state: np.ndarray, seat: int) -> int:
+    """Tiles in districts that are not full (a retired colour's district can never be completed,
+    so it counts here)."""
+    side = state[SIDE]
+    total = 0
+    for d in range(NUM_DISTRICTS[side]):
+        if district_complete(state, seat, d):
+            continue
+        for q in range(NUM_SQUARES):
+            if SQ_DISTRICT[side, q] == d and state[BOARD + NUM_SQUARES * seat + q] != 0:
+                total += 1
+    return total
+
+
+@jit
+def final_scoring(state: np.ndarray, seat: int) -> int:
+    """Motif groups + 1 per tile in incomplete districts + 1 per 2 bonus tiles held."""
+    return motif_points(state, seat) + incomplete_district_tiles(state, seat) + state[BONUS + seat] // 2
+
+
+# ---- setup ----------------------------------------------------------------------------------------
+@jit
+def setup_carousel(state: np.ndarray) -> None:
+    """15 cobblestones shuffled: 1 on a random space, 2 on the next clockwise, ... 5; one empty."""
+    stones = np.empty(NUM_COLOURS * CAROUSEL_STONES_PER_COLOUR, dtype=np.int64)
+    for i in range(stones.shape[0]):
+        stones[i] = i // CAROUSEL_STONES_PER_COLOUR
+    rng_shuffle(state, H_RNG, stones, 0, stones.shape[0])
+    first = rng_below(state, H_RNG, NUM_SPACES)
+    k = 0
+    for j in range(NUM_SPACES - 1):
+        space = (first + j) % NUM_SPACES
+        for _ in range(j + 1):
+            state[CAR + NUM_COLOURS * space + stones[k]] += 1
+            k += 1
+
+
+@jit
+def setup_stacks(state: np.ndarray) -> None:
+    """Each colour's 25 tiles shuffled face down; the top 3 form its display."""
+    for c in range(NUM_COLOURS):
+        base = STACK + TILES_PER_COLOUR * c
+        i = 0
+        for kind in range(NUM_KINDS):
+            for _ in range(KIND_COPIES[kind]):
+                state[base + i] = kind
+                i += 1
+        rng_shuffle(state, H_RNG, state, base, base + TILES_PER_COLOUR)
+        state[STACK_N + c] = TILES_PER_COLOUR
+        refill_display(state, c)
+
+
+# ---- kernel interface ------------------------------------------------------------------------------
+@jit
+def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
+    for i in range(STATE_LEN):
+        state[i] = 0
+    n = params[P_PLAYERS]
+    rng_seed(state, H_RNG, seed)
+    state[H_NPLAYERS] = n
+    state[SIDE] = params[P_SIDE]
+    state[START] = params[P_START]
+    state[H_CURRENT] = params[P_START]
+    for c in range(NUM_COLOURS):
+        state[SB_ROW + c] = 0
+    setup_carousel(state)
+    setup_stacks(state)
+    for p in range(n):
+        state[BONUS + p] = STARTING_BONUS
+
+
+@jit
+def _any_declare(state: np.ndarray, seat: int) -> bool:
+    for space in range(NUM_SPACES):
+        for c in range(NUM_COLOURS):
+            if declare_ok(state, seat, space, c):
+                return True
+    return False
+
+
+@jit
+def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
+    mask[:] = 0
+    if state[H_TERMINAL]:
+        return 0
+    seat = state[H_CURRENT]
+    count = 0
+    if state[PHASE] == PHASE_DECLARE:
+        can_declare = _any_declare(state, seat)
+        for space in range(NUM_SPACES):
+            for c in range(NUM_COLOURS):
+                if state[CAR + NUM_COLOURS * space + c] == 0:
+                    continue
+                i = NUM_COLOURS * space + c
+                if state[BONUS + seat] > 0:
+                    mask[A_BONUS_MOVE + i] = 1
+                    count += 1
+                if can_declare:
+                    if declare_ok(state, seat, space, c):
+                        mask[A_DECLARE + i] = 1
+                        count += 1
+                else:
+                    mask[A_MOVE_ONLY + i] = 1
+                    count += 1
+        return count
+    colour = state[DECL_COL]
+    number = state[DECL_NUM]
+    for c in range(NUM_COLOURS):
+        if swap_ok(state, seat, c):
+            mask[A_SWAP + c] = 1
+            count += 1
+    for sq in range(NUM_SQUARES):
+        if square_ok(state, seat, sq, colour, number):
+            for slot in range(DISPLAY_SIZE):
+                if state[DISPLAY + DISPLAY_SIZE * colour + slot] != 0:
+                    mask[A_PLACE + NUM_SQUARES * slot + sq] = 1
+                    count += 1
+    return count
+
+
+@jit
+def apply(state: np.ndarray, action: int) -> None:
+    seat = state[H_CURRENT]
+    state[H_DECISIONS] += 1
+    if action < A_DECLARE:
+        i = action - A_BONUS_MOVE
+        state[BONUS + seat] -= 1
+        move_clockwise(state, i // NUM_COLOURS, i % NUM_COLOURS)
+    elif action < A_MOVE_ONLY:
+        i = action - A_DECLARE
+        space = i // NUM_COLOURS
+        state[DECL_NUM] = declared_number(state, space)
+        state[DECL_COL] = i % NUM_COLOURS
+        state[PHASE] = PHASE_PLACE
+        move_clockwise(state, space, i % NUM_COLOURS)
+    elif action < A_SWAP:
+        i = action - A_MOVE_ONLY
+        move_clockwise(state, i // NUM_COLOURS, i % NUM_COLOURS)
+        end_turn(state, False)
+    elif action < A_PLACE:
+        state[BONUS + seat] -= 1
+        swap_display(state, action - A_SWAP)
+    else:
+        i = action - A_PLACE
+        place_tile(state, seat, i // NUM_SQUARES, i % NUM_SQUARES)
+        end_turn(state, True)
+
+
+@jit
+def scores(state: np.ndarray, out: np.ndarray) -> None:
+    """Points scored during play plus final scoring."""
+    for p in range(state[H_NPLAYERS]):
+        out[p] = float(state[POINTS + p] + final_scoring(state, p))
+
+
+@jit
+def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
+    """Most points first; ties share the victory (equal keys)."""
+    scores(state, out)
+
+
+@jit
+def _clip(v: int) -> int:
+    if v > 127:
+        return 127
+    if v < 0:
+        return 0
+    return v
+
+
+@jit
+def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
+    """Flat int8 vector: n seat blocks (observer first, then the others in seat order after it),
+    the public block, then the current seat and the start seat, relative and one-hot. Stack order
+    is never shown, only stack sizes."""
+    n = state[H_NPLAYERS]
+    side = state[SIDE]
+    out[:] = 0
+    for q in range(n):
+        rel = (q - player + n) % n
+        base = OBS_SEAT * rel
+        for sq in range(NUM_SQUARES):
+            v = state[BOARD + NUM_SQUARES * q + sq]
+            if v != 0:
+                out[base + OBS_SQUARE * sq + tile_colour(v)] = 1
+                out[base + OBS_SQUARE * sq + NUM_COLOURS + tile_kind(v)] = 1
+        out[base + NUM_SQUARES * OBS_SQUARE] = _clip(state[BONUS + q])
+        out[base + NUM_SQUARES * OBS_SQUARE + 1] = _clip(state[POINTS + q])
+    o = OBS_SEAT * n
+    for sq in range(NUM_SQUARES):
+        out[o + sq] = SQ_NUMBER[side, sq]
+        out[o + NUM_SQUARES + sq] = SQ_DISTRICT[side, sq]
+    o += 2 * NUM_SQUARES
+    for i in range(NUM_SPACES * NUM_COLOURS):
+        out[o + i] = state[CAR + i]
+    o += NUM_SPACES * NUM_COLOURS
+    for c in range(NUM_COLOURS):
+        for slot in range(DISPLAY_SIZE):
+            v = state[DISPLAY + DISPLAY_SIZE * c + slot]
+            if v != 0:
+                out[o + NUM_KINDS * (DISPLAY_SIZE * c + slot) + v - 1] = 1
+    o += NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS
+    for c in range(NUM_COLOURS):
+        out[o + c] = state[STACK_N + c]
+    o += NUM_COLOURS
+    for c in range(NUM_COLOURS):
+        out[o + c] = state[SB_ROW + c]
+        out[o + NUM_COLOURS + c] = multiplier(state, c)
+    o += 2 * NUM_COLOURS
+    out[o + state[PHASE]] = 1
+    o += 2
+    out[o] = _clip(state[DECL_NUM])
+    o += 1
+    if state[PHASE] == PHASE_PLACE:
+        out[o + state[DECL_COL]] = 1
+    o += NUM_COLOURS
+    out[o] = state[END_TRIGGERED]
+    out[o + 1] = state[ROUND_PLACED]
+    o += 2
+    if not state[H_TERMINAL]:
+        out[o + (state[H_CURRENT] - player + n) % n] = 1
+    o += n
+    out[o + (state[START] - player + n) % n] = 1
+
+
+@jit
+def check_state(state: np.ndarray, params: np.ndarray) -> int:
+    """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
+    n = params[P_PLAYERS]
+    if state[H_NPLAYERS] != n:
+        return H_NPLAYERS + 1
+    if state[H_CURRENT] < 0 or state[H_CURRENT] >= n:
+        return H_CURRENT + 1
+    if state[H_TERMINAL] < 0 or state[H_TERMINAL] > 1:
+        return H_TERMINAL + 1
+    if state[H_DONE] < 0 or state[H_DONE] >= (1 << n) or (state[H_TERMINAL] == 0 and state[H_DONE] != 0):
+        return H_DONE + 1
+    if state[H_DECISIONS] < 0:
+        return H_DECISIONS + 1
+    if state[SIDE] != params[P_SIDE]:
+        return SIDE + 1
+    if state[START] < 0 or state[START] >= n:
+        return START + 1
+    if state[PHASE] < 0 or state[PHASE] > 1:
+        return PHASE + 1
+    if state[DECL_NUM] < 0 or state[DECL_NUM] > NUM_COLOURS * CAROUSEL_STONES_PER_COLOUR:
+        return DECL_NUM + 1
+    if state[DECL_COL] < 0 or state[DECL_COL] >= NUM_COLOURS:
+        return DECL_COL + 1
+    if state[END_TRIGGERED] < 0 or state[END_TRIGGERED] > 1:
+        return END_TRIGGERED + 1
+    if state[ROUND_PLACED] < 0 or state[ROUND_PLACED] > 1:
+        return ROUND_PLACED + 1
+    if state[TURNS] < 0:
+        return TURNS + 1
+    rows = NUM_ROWS[n]
+    for c in range(NUM_COLOURS):
+        total = 0
+        for space in range(NUM_SPACES):
+            k = state[CAR + NUM_COLOURS * space + c]
+            if k < 0 or k > CAROUSEL_STONES_PER_COLOUR:
+                return CAR + NUM_COLOURS * space + c + 1
+            total += k
+        if total != CAROUSEL_STONES_PER_COLOUR:
+            return CAR + c + 1
+        if state[SB_ROW + c] < 0 or state[SB_ROW + c] > rows:
+            return SB_ROW + c + 1
+        if state[STACK_N + c] < 0 or state[STACK_N + c] > TILES_PER_COLOUR:
+            return STACK_N + c + 1
+    # every tile is in exactly one place: stack, display or a board
+    seen = np.zeros((NUM_COLOURS, NUM_KINDS), dtype=np.int64)
+    for c in range(NUM_COLOURS):
+        for i in range(TILES_PER_COLOUR):
+            k = state[STACK + TILES_PER_COLOUR * c + i]
+            if k < 0 or k >= NUM_KINDS or (i >= state[STACK_N + c] and k != 0):
+                return STACK + TILES_PER_COLOUR * c + i + 1
+            if i < state[STACK_N + c]:
+                seen[c, k] += 1
+        for slot in range(DISPLAY_SIZE):
+            v = state[DISPLAY + DISPLAY_SIZE * c + slot]
+            if v < 0 or v > NUM_KINDS:
+                return DISPLAY + DISPLAY_SIZE * c + slot + 1
+            if v != 0:
+                seen[c, v - 1] += 1
+    for p in range(MAX_PLAYERS):
+        for sq in range(NUM_SQUARES):
+            v = state[BOARD + NUM_SQUARES * p + sq]
+            if v < 0 or v > NUM_COLOURS * NUM_KINDS or (p >= n and v != 0):
+                return BOARD + NUM_SQUARES * p + sq + 1
+            if v != 0:
+                seen[tile_colour(v), tile_kind(v)] += 1
+        if state[BONUS + p] < 0 or state[BONUS + p] > 1_000_000 or (p >= n and state[BONUS + p] != 0):
+            return BONUS + p + 1
+        if state[POINTS + p] < 0 or state[POINTS + p] > 1_000_000 or (p >= n and state[POINTS + p] != 0):
+            return POINTS + p + 1
+    for c in range(NUM_COLOURS):
+        for k in range(NUM_KINDS):
+            if seen[c, k] != KIND_COPIES[k]:
+                return STACK_N + c + 1
+    if state[H_TERMINAL] == 0 and state[PHASE] == PHASE_PLACE:
+        # the placement step needs a tile of the declared colour
+        colour = state[DECL_COL]
+        if display_count(state, colour) == 0 or retired(state, colour):
+            return DECL_COL + 1
+        if not any_square_ok(state, state[H_CURRENT], colour, state[DECL_NUM]):
+            return DECL_NUM + 1
+    return 0
