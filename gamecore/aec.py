@@ -53,7 +53,6 @@ class BaseRawEnv(AECEnv):
                 f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
             )
         game = self.game
-        self._kernels = game.kernels
         self._params = game.make_params(num_players=num_players, **options)
         self.num_players = int(self._params[0])
         self.reward_mode = reward_mode
@@ -83,6 +82,11 @@ class BaseRawEnv(AECEnv):
         self._episode = 0
         self._has_reset = False
 
+    @property
+    def _kernels(self):
+        # a property, not an attribute: modules cannot be pickled or deep-copied
+        return self.game.kernels
+
     # ---- spaces ----------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -93,12 +97,9 @@ class BaseRawEnv(AECEnv):
     # ---- reset / step ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. ``reset(seed=s)`` fully determines it; a later ``reset()`` without a
-        seed plays the next game of the same seeded stream (as the batched path does)."""
-        if options:
-            raise TypeError(
-                f"{self.game.name}: reset(options=...) is not used; pass game options to the "
-                f"constructor (got {sorted(options)})"
-            )
+        seed plays the next game of the same seeded stream (as the batched path does).
+        ``options`` is accepted for API compatibility and ignored: game options are fixed at
+        construction, since they decide the spaces."""
         if seed is not None or self._stream is None:
             self._stream = python_seed_to_int(seed)
             self._episode = 0

@@ -1,0 +1,302 @@
+"""The conformance suite, written once and run on every game and player count."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import pickle
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_random, random_legal
+from gamecore.aec import IllegalActionError
+from gamecore.batched import BatchedGames
+from gamecore.protocol import H_TERMINAL
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_pettingzoo_api(name, n):
+    api_test(game_module(name).env(num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_pettingzoo_seed(name, n):
+    seed_test(functools.partial(game_module(name).env, num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_pettingzoo_render(name, n):
+    render_test(functools.partial(game_module(name).env, num_players=n))
+
+
+def test_registered_with_pettingzoo_make(game_name):
+    mod = game_module(game_name)
+    env = pettingzoo.make("aec", mod.GAME.env_id, num_players=3)
+    env.reset(seed=1)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    assert isinstance(env.unwrapped, mod.raw_env)
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_spaces_dtypes_and_masks(name, n):
+    env = game_module(name).raw_env(num_players=n)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        for agent in env.agents:
+            obs = env.observe(agent)
+            space = env.observation_space(agent)
+            assert obs["observation"].dtype == np.int8 and obs["action_mask"].dtype == np.int8
+            assert space.contains(obs), agent
+            if agent != env.agent_selection:
+                assert not obs["action_mask"].any(), "only the deciding agent has legal actions"
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    assert all(type(v) is bool for v in env.terminations.values())
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_clone_get_state_and_pickle_round_trips_mid_game(name, n):
+    env = game_module(name).raw_env(num_players=n)
+    env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    play_random(env, rng, max_steps=15)
+    saved = env.get_state()
+    clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    restored = game_module(name).raw_env(num_players=n)
+    restored.reset(seed=999)
+    restored.set_state(saved)
+    for other in clones + [restored]:
+        assert np.array_equal(other.get_state(), saved)
+    # every copy continues identically, chance included
+    trail = []
+    for e in [env] + clones + [restored]:
+        r = np.random.default_rng(5)
+        steps = []
+        while e.agents and not e.state_array[H_TERMINAL] and len(steps) < 200:
+            a = random_legal(e.observe(e.agent_selection)["action_mask"], r)
+            e.step(a)
+            steps.append((a, e.get_state().tobytes()))
+        trail.append(steps)
+    assert all(t == trail[0] for t in trail[1:])
+
+
+def test_reset_with_same_seed_gives_same_game_and_unseeded_resets_continue_the_stream(game_name):
+    mod = game_module(game_name)
+    a, b = mod.raw_env(num_players=3), mod.raw_env(num_players=3)
+    a.reset(seed=42)
+    b.reset(seed=42)
+    assert np.array_equal(a.get_state(), b.get_state())
+    a.reset()
+    b.reset()
+    assert np.array_equal(a.get_state(), b.get_state())
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_batched_equals_sequential(name, n):
+    mod = game_module(name)
+    N, seed = 4, 100
+    batch = BatchedGames(name, N, seed=seed, num_players=n)
+    obs, masks = batch.reset()
+    envs = [mod.raw_env(num_players=n) for _ in range(N)]
+    for i, e in enumerate(envs):
+        e.reset(seed=seed + i)
+    rngs = [np.random.default_rng(i) for i in range(N)]
+    finished = 0
+    for _step in range(400):
+        actions = np.zeros(N, dtype=np.int64)
+        for i, e in enumerate(envs):
+            agent = e.agent_selection
+            o = e.observe(agent)
+            assert batch.current_players[i] == e.agent_name_mapping[agent]
+            assert np.array_equal(o["observation"], obs[i])
+            assert np.array_equal(o["action_mask"], masks[i])
+            actions[i] = random_legal(masks[i], rngs[i])
+            e.step(int(actions[i]))
+        obs, rewards, dones, masks = batch.step(actions)
+        for i, e in enumerate(envs):
+            if e.state_array[H_TERMINAL]:
+                assert dones[i]
+                assert np.array_equal(batch.final_states[i], e.get_state())
+                assert [e.rewards[a] for a in e.possible_agents] == pytest.approx(list(rewards[i]))
+                finished += 1
+                while e.agents:
+                    e.step(None)
+                e.reset()
+            else:
+                assert not dones[i]
+            assert np.array_equal(batch.states[i], e.get_state())
+    assert finished >= 1 or name == "calcada"
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_rank_rewards_sum_to_zero_and_score_mode_gives_game_scores(name, n):
+    mod = game_module(name)
+    for seed in range(3):
+        env = mod.raw_env(num_players=n)
+        env.reset(seed=seed)
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        rng = np.random.default_rng(seed)
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent]:
+                total[agent] += env._cumulative_rewards[agent]
+                env.step(None)
+            else:
+                env.step(random_legal(env.observe(agent)["action_mask"], rng))
+        assert sum(total.values()) == pytest.approx(0.0)
+        assert max(total.values()) > min(total.values()) or len(set(total.values())) == 1
+        assert all(-1.0 <= v <= 1.0 for v in total.values())
+
+
+def test_to_dict_is_json_serialisable(game_name):
+    env = game_module(game_name).raw_env(num_players=3)
+    env.reset(seed=2)
+    play_random(env, np.random.default_rng(2), max_steps=10)
+    json.dumps(env.to_dict())
+    for p in range(3):
+        json.dumps(env.to_dict(p))
+    json.dumps(env.to_dict("player_1"))
+
+
+def test_action_strings_are_unique_and_invert(game_name):
+    env = game_module(game_name).raw_env(num_players=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        if env.state_array[H_TERMINAL]:
+            break
+        legal = env.legal_actions()
+        names = [env.action_to_string(a) for a in legal]
+        assert len(set(names)) == len(names)
+        for a in legal[:50]:
+            assert env.string_to_action(env.action_to_string(a)) == a
+        env.step(int(rng.choice(legal)))
+
+
+# ---- bad input --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [-1, 10**9, 2.5, "x", None, True])
+def test_raw_env_rejects_bad_actions_without_changing_anything(game_name, bad):
+    env = game_module(game_name).raw_env(num_players=2)
+    env.reset(seed=0)
+    before = env.get_state()
+    with pytest.raises(IllegalActionError):
+        env.step(bad)
+    assert np.array_equal(env.get_state(), before)
+
+
+def test_raw_env_names_a_masked_out_action_and_the_player(game_name):
+    env = game_module(game_name).raw_env(num_players=2)
+    env.reset(seed=0)
+    before = env.get_state()
+    illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match=rf"{env.agent_selection}.*{env.action_to_string(illegal)}"):
+        env.step(illegal)
+    assert np.array_equal(env.get_state(), before)
+
+
+def test_wrapped_env_illegal_move_ends_game_and_mover_loses(game_name):
+    env = game_module(game_name).env(num_players=2)
+    env.reset(seed=0)
+    mover = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(mover)["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert env.rewards[mover] == -1
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 2.0, "2", True])
+def test_wrong_player_count_is_rejected(game_name, n):
+    with pytest.raises((ValueError, TypeError), match="num_players"):
+        game_module(game_name).raw_env(num_players=n)
+
+
+def test_unknown_option_and_bad_modes_are_rejected(game_name):
+    mod = game_module(game_name)
+    with pytest.raises(TypeError, match="unknown option"):
+        mod.raw_env(num_players=2, colour="red")
+    with pytest.raises(ValueError, match="reward_mode"):
+        mod.raw_env(reward_mode="win")
+    with pytest.raises(ValueError, match="render_mode"):
+        mod.raw_env(render_mode="video")
+    with pytest.raises(ValueError, match="start_player"):
+        mod.raw_env(num_players=2, start_player=2)
+
+
+def test_set_state_rejects_malformed_arrays(game_name):
+    env = game_module(game_name).raw_env(num_players=2)
+    env.reset(seed=0)
+    good = env.get_state()
+    with pytest.raises(ValueError, match="shape"):
+        env.set_state(good[:-1])
+    with pytest.raises(TypeError, match="integer"):
+        env.set_state(good.astype(np.float64))
+    other = game_module(game_name).raw_env(num_players=3)
+    other.reset(seed=0)
+    with pytest.raises(ValueError):
+        env.set_state(other.get_state())
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # random corruption is caught or harmless, never a crash
+        bad = good.copy()
+        bad[rng.integers(8, len(bad))] = rng.choice([-(2**40), -7, -1, 99, 2**40])
+        try:
+            env.set_state(bad)
+        except ValueError:
+            assert np.array_equal(env.get_state(), good)
+            continue
+        env.observe(env.agent_selection)
+        env.set_state(good)
+
+
+def test_batched_api_rejects_bad_input_without_changing_anything(game_name):
+    b = BatchedGames(game_name, 3, seed=0, num_players=2)
+    b.reset()
+    before = b.states.copy()
+    legal = [int(np.flatnonzero(m)[0]) for m in b.masks]
+    illegal = int(np.flatnonzero(b.masks[1] == 0)[0])
+    cases = [
+        (np.array(legal[:2]), ValueError, "shape"),
+        (np.array([legal[0], illegal, legal[2]]), ValueError, "game 1.*not legal for player_"),
+        (np.array([legal[0], -1, legal[2]]), ValueError, "out of range"),
+        (np.array([legal[0], 10**9, legal[2]]), ValueError, "out of range"),
+        (np.array([0.5, 0.5, 0.5]), TypeError, "integers"),
+        (np.array(["a", "b", "c"]), TypeError, "integers"),
+    ]
+    for actions, err, msg in cases:
+        with pytest.raises(err, match=msg):
+            b.step(actions)
+        assert np.array_equal(b.states, before)
+    with pytest.raises(ValueError):
+        BatchedGames(game_name, 0)
+    with pytest.raises(ValueError, match="num_players"):
+        BatchedGames(game_name, 2, num_players=7)
+
+
+def test_sb3_vec_env_feeds_maskable_ppo(game_name):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from gamecore.sb3 import SelfPlayVecEnv
+
+    venv = SelfPlayVecEnv(game_name, num_envs=4, seed=0, num_players=2)
+    assert is_masking_supported(venv)
+    obs = venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (4, venv.action_space.n) and masks.dtype == bool
+    assert obs.shape == (4, *venv.observation_space.shape)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    # the learner only ever sees its own turns
+    for _ in range(30):
+        seats = venv._seats.copy()
+        assert np.array_equal(venv.games.current_players, seats)
+        actions, _ = model.predict(obs, action_masks=get_action_masks(venv))
+        obs, rewards, dones, infos = venv.step(actions)
+        for i in np.flatnonzero(dones):
+            assert "terminal_observation" in infos[i]
