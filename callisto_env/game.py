@@ -92,6 +92,21 @@ class CallistoGame(GameSpec):
             "viewer": player,
         }
 
+    def invariant_errors(self, state: np.ndarray) -> list[str]:
+        errors = []
+        n = int(state[H_NPLAYERS])
+        size = int(state[L.SIZE])
+        board = state[L.BOARD : L.BOARD + size * size]
+        for p in range(n):
+            on_board = int(np.count_nonzero((board != 0) & ((board - 1) % 4 == p) & ((board - 1) // 4 > 0)))
+            unplaced = int(rules.penalty(state, p))
+            if on_board + unplaced != int((L.TILE_COPIES * L.TILE_SIZE).sum()):
+                errors.append(f"seat {p}: {on_board} squares placed + {unplaced} unplaced != 47")
+            pillars = int(np.count_nonzero((board != 0) & ((board - 1) % 4 == p) & ((board - 1) // 4 == 0)))
+            if pillars != int(state[L.PILLARS + p]):
+                errors.append(f"seat {p}: {pillars} pillars on the board, counter says {int(state[L.PILLARS + p])}")
+        return errors
+
     def render_ansi(self, state: np.ndarray) -> str:
         return render.ansi(state)
 

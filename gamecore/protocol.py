@@ -157,6 +157,10 @@ class GameSpec:
     def player_name(self, seat: int) -> str:
         return f"player_{seat}"
 
+    def invariant_errors(self, state: np.ndarray) -> list[str]:
+        """Game-specific consistency checks used by the fuzz tests (conservation of pieces...)."""
+        return []
+
 
 def check_int_array(name: str, arr: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
     """Return ``arr`` as a C-contiguous int64 array, or raise a clear error."""
