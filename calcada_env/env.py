@@ -52,13 +52,24 @@ observer's own board always comes first and one policy can play every seat. Valu
 A turn is several decisions by the same seat: any number of bonus moves, then a declare; then
 any number of display swaps, then a placement, which ends the turn.
 
-| Action                      | String                                   | Meaning                                  |
-|-----------------------------|------------------------------------------|------------------------------------------|
-| `0 + 5 s + c` (0..29)       | `"bonus move red on space 3"`            | spend 1 bonus tile: move one cobblestone of colour c on space s one space clockwise (before the declare) |
-| `30 + 5 s + c` (30..59)     | `"declare blue on space 2 (number 4)"`   | declare that cobblestone (number = stones on the space before moving) and move it |
-| `60 + 5 s + c` (60..89)     | `"move blue on space 2 without placing"` | only when nothing can be declared: move it, place nothing, turn ends |
-| `90 + c` (90..94)           | `"swap display yellow"`                  | spend 1 bonus tile: the display goes under its stack, 3 new tiles are revealed (after the declare) |
-| `95 + 25 j + sq` (95..169)  | `"take slot 2 (blue kiosk) to r3c4"`     | take display slot j of the declared colour, place it on square sq (`r<row>c<col>`, 1-based) |
+| Action                     | String                                   |
+|----------------------------|------------------------------------------|
+| `0 + 5 s + c` (0..29)      | `"bonus move red on space 3"`            |
+| `30 + 5 s + c` (30..59)    | `"declare blue on space 2 (number 4)"`   |
+| `60 + 5 s + c` (60..89)    | `"move blue on space 2 without placing"` |
+| `90 + c` (90..94)          | `"swap display yellow"`                  |
+| `95 + 25 j + sq` (95..169) | `"take slot 2 (blue kiosk) to r3c4"`     |
+
+* bonus move: spend 1 bonus tile, move one cobblestone of colour c on space s one space clockwise
+  (only before the declare);
+* declare: the declared number is the stones on space s before moving; that cobblestone moves
+  one space clockwise;
+* move without placing: only when no cobblestone can be declared; move it, place nothing, the
+  turn ends;
+* swap display: spend 1 bonus tile, the display of colour c goes under its stack and 3 new tiles
+  are revealed (only after the declare);
+* take: the tile in display slot j of the declared colour goes on square sq = 5 row + col
+  (`r<row>c<col>`, 1-based); the turn ends.
 
 Spaces and slots are 1-based in strings. `env.unwrapped.action_to_string(a)` /
 `string_to_action(text)` convert, `legal_action_strings()` lists the legal ones.

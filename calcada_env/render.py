@@ -42,7 +42,10 @@ def _carousel_line(state: np.ndarray) -> str:
 def _colour_line(state: np.ndarray, c: int) -> str:
     n = int(state[H_NPLAYERS])
     row = int(state[L.SB_ROW + c])
-    sb = "left the scoreboard" if row >= L.NUM_ROWS[n] else f"row {row + 1} x{int(rules.multiplier(state, c))}"
+    if row >= L.NUM_ROWS[n]:
+        sb = "left the scoreboard"
+    else:
+        sb = f"row {row + 1} x{int(rules.multiplier(state, c))}"
     return (
         f"{L.COLOURS[c]:<7} {sb:<20} display {' '.join(notation.display_tokens(state, c))}"
         f"  stack {int(state[L.STACK_N + c])}"
@@ -79,7 +82,8 @@ def rgb(state: np.ndarray, px: int = 26) -> np.ndarray:
     height = top_h + 30 + board_w + margin
     img, draw = R.canvas(width, height)
     font = R.font()
-    draw.text((margin, 4), _status(state), fill=R.INK, font=font)
+    # the default bitmap font has no "ç"
+    draw.text((margin, 4), _status(state).replace("ç", "c"), fill=R.INK, font=font)
     draw.text((margin, 20), _carousel_line(state), fill=R.INK, font=font)
     for c in range(L.NUM_COLOURS):
         y = 38 + 18 * c

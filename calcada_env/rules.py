@@ -49,7 +49,6 @@ from calcada_env.layout import (
     NUM_ROWS,
     NUM_SPACES,
     NUM_SQUARES,
-    OBS_PUBLIC,
     OBS_SEAT,
     OBS_SQUARE,
     P_PLAYERS,
