@@ -3,7 +3,6 @@ game writes these few loops itself)."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import prange
 
 from callisto_env import rules as K

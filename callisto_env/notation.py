@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from callisto_env import layout as L
-from gamecore.protocol import H_NPLAYERS
 
 _COLS = "abcdefghijklmn"
 

@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.jit import jit
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
-from gamecore.rng import rng_seed
-
 from callisto_env.layout import (
     BOARD,
     FIRST_START,
@@ -48,6 +44,9 @@ from callisto_env.layout import (
     TILE_SIZE,
     TURNS,
 )
+from gamecore.jit import jit
+from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
+from gamecore.rng import rng_seed
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 _PILLAR_KIND = 0

@@ -12,11 +12,9 @@ Game ``i`` of a batch seeded ``s`` plays exactly the games of a sequential env r
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from gamecore.games import batched_kernels, get_game
 from gamecore.protocol import GameSpec

@@ -39,7 +39,7 @@ def test_each_colour_has_13_tiles_of_47_squares():
 
 
 def test_penalty_of_a_tile_is_its_number_of_squares():
-    assert dict(zip(L.TILE_NAMES, L.TILE_SIZE.tolist())) == {
+    assert dict(zip(L.TILE_NAMES, L.TILE_SIZE.tolist(), strict=True)) == {
         "D2": 2, "I3": 3, "V3": 3, "L4": 4, "T4": 4, "S4": 4, "O4": 4, "X5": 5, "T5": 5, "U5": 5,
     }
 
@@ -249,7 +249,9 @@ def test_game_ends_when_every_player_is_out_and_penalties_are_unplaced_squares()
       . . . . . . . . . .
       . . . . . . . . . B
     """
-    state = state_from_ascii(board, 2, current=1, third={0: False, 1: False}, remaining={0: {"X5": 1, "I3": 1}, 1: {"D2": 1}})
+    state = state_from_ascii(
+        board, 2, current=1, third={0: False, 1: False}, remaining={0: {"X5": 1, "I3": 1}, 1: {"D2": 1}}
+    )
     env = callisto_env.raw_env(num_players=2, reward_mode="score")
     env.reset(seed=0)
     env.set_state(state)
@@ -258,7 +260,9 @@ def test_game_ends_when_every_player_is_out_and_penalties_are_unplaced_squares()
     assert env.rewards == {"player_0": -8.0, "player_1": 0.0}  # 3 + 5 = 8; placed all: 0
 
 
-@pytest.mark.parametrize("tiles,pen", [({"I3": 1, "X5": 1}, 8), ({"L4": 1, "O4": 1, "T5": 1}, 13), ({"V3": 1, "T4": 1, "S4": 1}, 11)])
+@pytest.mark.parametrize(
+    "tiles,pen", [({"I3": 1, "X5": 1}, 8), ({"L4": 1, "O4": 1, "T5": 1}, 13), ({"V3": 1, "T4": 1, "S4": 1}, 11)]
+)
 def test_rulebook_penalty_examples(tiles, pen):
     state = state_from_ascii(EMPTY10, 2, remaining={0: tiles})
     assert rules.penalty(state, 0) == pen

@@ -12,7 +12,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_random, random_legal
+from conftest import GAME_PLAYERS, game_module, play_random, random_legal
 from gamecore.aec import IllegalActionError
 from gamecore.batched import BatchedGames
 from gamecore.protocol import H_TERMINAL
