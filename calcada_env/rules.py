@@ -73,6 +73,7 @@ from calcada_env.layout import (
     TURNS,
 )
 from gamecore.jit import jit
+from gamecore.kernels import check_header
 from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
@@ -581,16 +582,11 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
 def check_state(state: np.ndarray, params: np.ndarray) -> int:
     """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
     n = params[P_PLAYERS]
-    if state[H_NPLAYERS] != n:
-        return H_NPLAYERS + 1
-    if state[H_CURRENT] < 0 or state[H_CURRENT] >= n:
-        return H_CURRENT + 1
-    if state[H_TERMINAL] < 0 or state[H_TERMINAL] > 1:
-        return H_TERMINAL + 1
-    if state[H_DONE] < 0 or state[H_DONE] >= (1 << n) or (state[H_TERMINAL] == 0 and state[H_DONE] != 0):
+    bad = check_header(state, n)
+    if bad:
+        return bad
+    if state[H_TERMINAL] == 0 and state[H_DONE] != 0:
         return H_DONE + 1
-    if state[H_DECISIONS] < 0:
-        return H_DECISIONS + 1
     if state[SIDE] != params[P_SIDE]:
         return SIDE + 1
     if state[START] < 0 or state[START] >= n:

@@ -45,6 +45,7 @@ from callisto_env.layout import (
     TURNS,
 )
 from gamecore.jit import jit
+from gamecore.kernels import check_header
 from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
 from gamecore.rng import rng_seed
 
@@ -76,35 +77,34 @@ def on_ring(r: int, c: int, S: int) -> bool:
 
 
 @jit
-def adjacent_to_pillar(state: np.ndarray, r: int, c: int, S: int) -> bool:
-    """Edge-adjacent to a pillar of any colour (corner contact never counts)."""
-    if r > 0 and is_pillar(state[BOARD + (r - 1) * S + c]):
-        return True
-    if r < S - 1 and is_pillar(state[BOARD + (r + 1) * S + c]):
-        return True
-    if c > 0 and is_pillar(state[BOARD + r * S + c - 1]):
-        return True
-    if c < S - 1 and is_pillar(state[BOARD + r * S + c + 1]):
-        return True
-    return False
+def _piece_at(state: np.ndarray, r: int, c: int, S: int, pillar: bool) -> bool:
+    """A pillar (``pillar``) or a tile square (not ``pillar``) of any colour on (r, c)."""
+    if r < 0 or c < 0 or r >= S or c >= S:
+        return False
+    v = state[BOARD + r * S + c]
+    return v != 0 and ((v - 1) // 4 == _PILLAR_KIND) == pillar
 
 
 @jit
-def _is_tile(v: int) -> bool:
-    return v != 0 and (v - 1) // 4 != _PILLAR_KIND
+def _edge_neighbour_has(state: np.ndarray, r: int, c: int, S: int, pillar: bool) -> bool:
+    return (
+        _piece_at(state, r - 1, c, S, pillar)
+        or _piece_at(state, r + 1, c, S, pillar)
+        or _piece_at(state, r, c - 1, S, pillar)
+        or _piece_at(state, r, c + 1, S, pillar)
+    )
+
+
+@jit
+def adjacent_to_pillar(state: np.ndarray, r: int, c: int, S: int) -> bool:
+    """Edge-adjacent to a pillar of any colour (corner contact never counts)."""
+    return _edge_neighbour_has(state, r, c, S, True)
 
 
 @jit
 def adjacent_to_any_tile(state: np.ndarray, r: int, c: int, S: int) -> bool:
-    if r > 0 and _is_tile(state[BOARD + (r - 1) * S + c]):
-        return True
-    if r < S - 1 and _is_tile(state[BOARD + (r + 1) * S + c]):
-        return True
-    if c > 0 and _is_tile(state[BOARD + r * S + c - 1]):
-        return True
-    if c < S - 1 and _is_tile(state[BOARD + r * S + c + 1]):
-        return True
-    return False
+    """Edge-adjacent to a tile square of any colour."""
+    return _edge_neighbour_has(state, r, c, S, False)
 
 
 @jit
@@ -382,14 +382,9 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
 def check_state(state: np.ndarray, params: np.ndarray) -> int:
     """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
     n = params[P_PLAYERS]
-    if state[H_NPLAYERS] != n:
-        return H_NPLAYERS + 1
-    if state[H_CURRENT] < 0 or state[H_CURRENT] >= n:
-        return H_CURRENT + 1
-    if state[H_TERMINAL] < 0 or state[H_TERMINAL] > 1:
-        return H_TERMINAL + 1
-    if state[H_DONE] < 0 or state[H_DONE] >= (1 << n):
-        return H_DONE + 1
+    bad = check_header(state, n)
+    if bad:
+        return bad
     if state[SIZE] != board_size_for(n):
         return SIZE + 1
     if state[START] < 0 or state[START] >= n:

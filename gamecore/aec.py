@@ -106,6 +106,10 @@ class BaseRawEnv(AECEnv):
         else:
             self._episode += 1
         self._kernels.init(self._state, self._params, episode_seed(self._stream, self._episode))
+        self._fresh_bookkeeping()
+        self._sync()
+
+    def _fresh_bookkeeping(self) -> None:
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -113,7 +117,6 @@ class BaseRawEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._has_reset = True
-        self._sync()
 
     def _sync(self) -> None:
         """Bring the AEC bookkeeping in line with the kernel state after it changed."""
@@ -260,13 +263,7 @@ class BaseRawEnv(AECEnv):
         if bad:
             raise ValueError(f"malformed {self.game.name} state: slot {bad - 1} is out of range")
         self._state[:] = st
-        self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self._has_reset = True
+        self._fresh_bookkeeping()
         if self._stream is None:
             self._stream = 0
         self._sync()
