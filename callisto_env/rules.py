@@ -70,132 +70,148 @@ def is_pillar(v: int) -> bool:
     return v != 0 and (v - 1) // 4 == _PILLAR_KIND
 
 
-@jit
-def on_ring(r: int, c: int, S: int) -> bool:
-    """A cell of the outermost ring ("adjacent to the frame")."""
-    return r == 0 or c == 0 or r == S - 1 or c == S - 1
+# ---- the rules, on row bitmasks ------------------------------------------------------------------
+# Each rule is computed for a whole board row at once: bit c of a row mask stands for column c.
+# The reference test (tests/test_callisto_reference.py) checks these against a cell-by-cell
+# plain-Python reading of the rules page.
+_R_FREE = 0  # empty cells
+_R_OWN = 1  # the mover's pillars and tiles
+_R_PILLAR = 2  # pillars of any colour
+_R_TILE = 3  # tile squares of any colour
+_R_KINDS = 4
 
 
 @jit
-def _piece_at(state: np.ndarray, r: int, c: int, S: int, pillar: bool) -> bool:
-    """A pillar (``pillar``) or a tile square (not ``pillar``) of any colour on (r, c)."""
-    if r < 0 or c < 0 or r >= S or c >= S:
-        return False
-    v = state[BOARD + r * S + c]
-    return v != 0 and ((v - 1) // 4 == _PILLAR_KIND) == pillar
-
-
-@jit
-def _edge_neighbour_has(state: np.ndarray, r: int, c: int, S: int, pillar: bool) -> bool:
-    return (
-        _piece_at(state, r - 1, c, S, pillar)
-        or _piece_at(state, r + 1, c, S, pillar)
-        or _piece_at(state, r, c - 1, S, pillar)
-        or _piece_at(state, r, c + 1, S, pillar)
-    )
-
-
-@jit
-def adjacent_to_pillar(state: np.ndarray, r: int, c: int, S: int) -> bool:
-    """Edge-adjacent to a pillar of any colour (corner contact never counts)."""
-    return _edge_neighbour_has(state, r, c, S, True)
-
-
-@jit
-def adjacent_to_any_tile(state: np.ndarray, r: int, c: int, S: int) -> bool:
-    """Edge-adjacent to a tile square of any colour."""
-    return _edge_neighbour_has(state, r, c, S, False)
-
-
-@jit
-def _own_adjacency(state: np.ndarray, seat: int, S: int, out: np.ndarray) -> None:
-    """out[cell] = 1 when the cell is edge-adjacent to one of ``seat``'s pillars or tiles."""
-    for i in range(S * S):
-        out[i] = 0
+def _board_rows(state: np.ndarray, seat: int, S: int, rows: np.ndarray) -> None:
+    """rows[kind, r]: row bitmasks of the board, kinds _R_FREE.._R_TILE."""
     for r in range(S):
+        free = 0
+        own = 0
+        pil = 0
+        til = 0
         for c in range(S):
             v = state[BOARD + r * S + c]
-            if v != 0 and cell_owner(v) == seat:
-                if r > 0:
-                    out[(r - 1) * S + c] = 1
-                if r < S - 1:
-                    out[(r + 1) * S + c] = 1
-                if c > 0:
-                    out[r * S + c - 1] = 1
-                if c < S - 1:
-                    out[r * S + c + 1] = 1
-
-
-# ---- the rules -----------------------------------------------------------------------------------
-@jit
-def opening_pillar_ok(state: np.ndarray, r: int, c: int, S: int) -> bool:
-    """Turns 1-2: a free ring cell not adjacent to any pillar."""
-    return state[BOARD + r * S + c] == 0 and on_ring(r, c, S) and not adjacent_to_pillar(state, r, c, S)
+            bit = 1 << c
+            if v == 0:
+                free |= bit
+            else:
+                if cell_owner(v) == seat:
+                    own |= bit
+                if is_pillar(v):
+                    pil |= bit
+                else:
+                    til |= bit
+        rows[_R_FREE, r] = free
+        rows[_R_OWN, r] = own
+        rows[_R_PILLAR, r] = pil
+        rows[_R_TILE, r] = til
 
 
 @jit
-def third_pillar_ok(state: np.ndarray, r: int, c: int, S: int) -> bool:
-    """Third pillar: a free cell adjacent to the frame or to a tile of any player, not adjacent to
+def edge_neighbours(rows: np.ndarray, kind: int, r: int, S: int) -> int:
+    """Bitmask of row r's cells that share an edge with a cell of ``kind`` (corners never count)."""
+    m = rows[kind, r]
+    out = (m << 1) | (m >> 1)
+    if r > 0:
+        out |= rows[kind, r - 1]
+    if r < S - 1:
+        out |= rows[kind, r + 1]
+    return out & ((1 << S) - 1)
+
+
+@jit
+def frame_ring(r: int, S: int) -> int:
+    """Row r's cells in the outermost ring ("adjacent to the frame")."""
+    if r == 0 or r == S - 1:
+        return (1 << S) - 1
+    return 1 | (1 << (S - 1))
+
+
+@jit
+def opening_pillar_cells(rows: np.ndarray, r: int, S: int) -> int:
+    """Turns 1-2: free ring cells not adjacent to any pillar."""
+    return rows[_R_FREE, r] & frame_ring(r, S) & ~edge_neighbours(rows, _R_PILLAR, r, S)
+
+
+@jit
+def third_pillar_cells(rows: np.ndarray, r: int, S: int) -> int:
+    """Third pillar: free cells adjacent to the frame or to a tile of any player, not adjacent to
     any pillar."""
-    if state[BOARD + r * S + c] != 0 or adjacent_to_pillar(state, r, c, S):
-        return False
-    return on_ring(r, c, S) or adjacent_to_any_tile(state, r, c, S)
+    near = frame_ring(r, S) | edge_neighbours(rows, _R_TILE, r, S)
+    return rows[_R_FREE, r] & near & ~edge_neighbours(rows, _R_PILLAR, r, S)
 
 
 @jit
-def tile_fits(state: np.ndarray, o: int, r: int, c: int, S: int, own_adj: np.ndarray) -> bool:
-    """Orientation o anchored on (r, c): inside the grid, on free cells, and touching (by an edge)
-    one of the mover's own pillars or tiles."""
-    touches = False
+def _shift_to_anchor(row: int, dc: int, S: int) -> int:
+    """Bit c of the result = bit (c + dc) of ``row``: the anchor columns whose cell at column
+    offset dc has the property (columns outside the grid read as 0)."""
+    if dc >= 0:
+        return row >> dc
+    return (row << (-dc)) & ((1 << S) - 1)
+
+
+@jit
+def tile_anchors(rows: np.ndarray, own_adj: np.ndarray, o: int, r: int, S: int) -> int:
+    """Anchor columns in row r where orientation o lies inside the grid on free cells with at
+    least one square edge-adjacent to the mover's own pillars or tiles."""
+    fits = (1 << S) - 1
+    touch = 0
     for k in range(ORIENT_NCELLS[o]):
         rr = r + ORIENT_DR[o, k]
-        cc = c + ORIENT_DC[o, k]
-        if rr >= S or cc < 0 or cc >= S:
-            return False
-        i = rr * S + cc
-        if state[BOARD + i] != 0:
-            return False
-        if own_adj[i]:
-            touches = True
-    return touches
+        if rr >= S:
+            return 0
+        dc = ORIENT_DC[o, k]
+        fits &= _shift_to_anchor(rows[_R_FREE, rr], dc, S)
+        touch |= _shift_to_anchor(own_adj[rr], dc, S)
+    return fits & touch
+
+
+@jit
+def _mark_row(bits: int, base: int, mask: np.ndarray, write: bool) -> int:
+    """Count the set bits of ``bits``; with ``write`` set mask[base + c] for each."""
+    count = 0
+    c = 0
+    while bits:
+        if bits & 1:
+            count += 1
+            if write:
+                mask[base + c] = 1
+        bits >>= 1
+        c += 1
+    return count
 
 
 @jit
 def _scan(state: np.ndarray, seat: int, mask: np.ndarray, write: bool) -> int:
     """Count (and, if ``write``, mark in ``mask``) the legal actions of ``seat``; without ``write``
-    stop at the first one."""
+    stop at the first row that has one."""
     S = state[SIZE]
     SS = S * S
+    rows = np.empty((_R_KINDS, S), dtype=np.int64)
+    _board_rows(state, seat, S, rows)
     count = 0
+    pillar_base = NUM_ORIENTS * SS
     if state[PILLAR_TURNS + seat] < 2:
         for r in range(S):
-            for c in range(S):
-                if on_ring(r, c, S) and opening_pillar_ok(state, r, c, S):
-                    count += 1
-                    if not write:
-                        return count
-                    mask[NUM_ORIENTS * SS + r * S + c] = 1
+            count += _mark_row(opening_pillar_cells(rows, r, S), pillar_base + r * S, mask, write)
+            if count and not write:
+                return count
         return count
-    own_adj = np.empty(SS, dtype=np.int8)
-    _own_adjacency(state, seat, S, own_adj)
+    own_adj = np.empty(S, dtype=np.int64)
+    for r in range(S):
+        own_adj[r] = edge_neighbours(rows, _R_OWN, r, S)
     for o in range(NUM_ORIENTS):
         if state[REMAIN + NUM_TILE_TYPES * seat + ORIENT_TILE[o]] == 0:
             continue
         for r in range(S):
-            for c in range(S):
-                if tile_fits(state, o, r, c, S, own_adj):
-                    count += 1
-                    if not write:
-                        return count
-                    mask[o * SS + r * S + c] = 1
+            count += _mark_row(tile_anchors(rows, own_adj, o, r, S), o * SS + r * S, mask, write)
+            if count and not write:
+                return count
     if state[THIRD + seat]:
         for r in range(S):
-            for c in range(S):
-                if third_pillar_ok(state, r, c, S):
-                    count += 1
-                    if not write:
-                        return count
-                    mask[NUM_ORIENTS * SS + r * S + c] = 1
+            count += _mark_row(third_pillar_cells(rows, r, S), pillar_base + r * S, mask, write)
+            if count and not write:
+                return count
     return count
 
 
