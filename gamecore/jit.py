@@ -62,7 +62,7 @@ def _install_project_locators() -> None:
         from numba.core import caching
     except ImportError:  # pragma: no cover - numba moved its internals; plain caching still works
         return
-    impl = getattr(caching, "_CacheImpl", None)
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
     if impl is None or getattr(impl, "_project_locators_installed", False):
         return
     bases = []
