@@ -371,27 +371,28 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     n = state[H_NPLAYERS]
     S = state[SIZE]
     C = 16 * n + 1
-    out[:] = 0
+    # the constant planes are the same at every cell: build one cell's vector, then copy it
+    cell = np.zeros(C, dtype=np.int8)
+    for q in range(n):
+        rel = (q - player + n) % n
+        for k in range(NUM_TILE_TYPES):
+            cell[2 * n + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
+        cell[12 * n + rel] = state[THIRD + q]
+        cell[13 * n + rel] = 2 - state[PILLAR_TURNS + q]
+        cell[14 * n + rel] = state[OUT + q]
+        cell[15 * n + rel] = min(state[MATCH_PEN + q], 127)
+    cell[16 * n] = state[GAME]
     for i in range(S * S):
+        base = i * C
+        for k in range(C):
+            out[base + k] = cell[k]
         v = state[BOARD + i]
         if v != 0:
             rel = (cell_owner(v) - player + n) % n
             if is_pillar(v):
-                out[i * C + n + rel] = 1
+                out[base + n + rel] = 1
             else:
-                out[i * C + rel] = 1
-    for q in range(n):
-        rel = (q - player + n) % n
-        for i in range(S * S):
-            base = i * C
-            for k in range(NUM_TILE_TYPES):
-                out[base + 2 * n + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
-            out[base + 12 * n + rel] = state[THIRD + q]
-            out[base + 13 * n + rel] = 2 - state[PILLAR_TURNS + q]
-            out[base + 14 * n + rel] = state[OUT + q]
-            out[base + 15 * n + rel] = min(state[MATCH_PEN + q], 127)
-    for i in range(S * S):
-        out[i * C + 16 * n] = state[GAME]
+                out[base + rel] = 1
 
 
 @jit
