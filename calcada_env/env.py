@@ -90,6 +90,16 @@ When the second colour leaves the scoreboard the round is finished (the game end
 seat would move again). The game also ends after a whole round (start seat to the seat before it)
 in which nobody placed a tile. All seats terminate together.
 
+## The game as a dict
+`env.unwrapped.to_dict(player=None)` returns plain JSON types: `board_side`, `board_layout`,
+`carousel` (per space, the colours of its cobblestones), `colours` (per colour: `scoreboard_row`,
+`on_scoreboard`, `multiplier`, `display`, `stack_size`), `current_player`, `start_player`,
+`phase`, `declared_colour`, `declared_number`, `end_triggered`, `placed_this_round`, `turns`,
+`decisions`, `terminal`, `done_players` and `players` (per seat `board`, `bonus_tiles`, `points`,
+`final_scoring`). Tiles are written colour letter + motif letter (`*` = bonus symbol). Only the
+all-seeing view (`player=None`) adds each stack's order (`stack_top_first`); a seat's view never
+does.
+
 ## Version history
 * v0: first release.
 """
@@ -115,3 +125,6 @@ class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped e
 def env(**kwargs: Any):
     """`raw_env` inside PettingZoo's classic wrappers (illegal move: game over, mover gets -1)."""
     return wrap_env(raw_env(**kwargs))
+
+
+env.__doc__ = f"{env.__doc__}\n{__doc__}"

@@ -53,6 +53,15 @@ average. In a single game a penalty tie goes to the seat that started later (so 
 ranks); in a match ties on summed penalty share. `reward_mode="score"`: minus the penalty (minus the
 summed penalty in a match). An illegal action under `env()` ends the game with -1 for the mover.
 
+## The game as a dict
+`env.unwrapped.to_dict(player=None)` returns plain JSON types: `board` (S strings, `.` empty,
+`g b r y` tile squares and `G B R Y` pillars of seats 0-3, row 1 first), `board_size`,
+`current_player` (None once over), `start_player`, `terminal`, `done_players`, `match`,
+`match_game`, `finished_game_penalties` (one list of per-seat penalties per finished game) and
+`players`: per seat `colour`, `unplaced_tiles` ({tile: copies}), `pillars_placed`,
+`opening_pillar_turns_used`, `third_pillar_available`, `out`, `penalty`, `match_penalty`.
+Callisto has no hidden information, so every `player` sees the same dict (`viewer` names it).
+
 ## Version history
 * v0: first release.
 """
@@ -78,3 +87,6 @@ class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped e
 def env(**kwargs: Any):
     """`raw_env` inside PettingZoo's classic wrappers (illegal move: game over, mover gets -1)."""
     return wrap_env(raw_env(**kwargs))
+
+
+env.__doc__ = f"{env.__doc__}\n{__doc__}"

@@ -21,7 +21,6 @@ Needs the ``train`` extra (stable-baselines3, sb3-contrib; tqdm for the progress
 from __future__ import annotations
 
 import argparse
-import copy
 import math
 import sys
 import time
@@ -48,28 +47,39 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
     p.add_argument("--players", type=int, default=2, help="number of seats")
-    p.add_argument("--timesteps", type=int, default=150_000, help="learner decisions to train for")
+    p.add_argument("--timesteps", type=int, default=80_000, help="learner decisions to train for")
     p.add_argument("--envs", type=int, default=16, help="games played side by side")
     p.add_argument("--seed", type=int, default=0, help="seed of games, opponents and network")
     p.add_argument("--eval-games", type=int, default=200, help="evaluation games against random")
     p.add_argument("--out", type=Path, default=None, help="model path (default runs/<game>_maskppo.zip)")
     p.add_argument(
-        "--opponent-update", type=int, default=20_000,
+        "--opponent-update",
+        type=int,
+        default=20_000,
         help="learner steps between snapshots of the policy added to the opponent pool (0: never, "
         "always play the random opponent)",
     )
     p.add_argument(
-        "--random-prob", type=float, default=0.5,
+        "--random-prob",
+        type=float,
+        default=0.5,
         help="chance that a rollout is played against the random opponent once snapshots exist",
     )
     p.add_argument("--pool-size", type=int, default=5, help="most recent snapshots kept as opponents")
     p.add_argument("--n-steps", type=int, default=128, help="PPO rollout length per env")
     p.add_argument("--batch-size", type=int, default=256, help="PPO minibatch size")
     p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout")
-    p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
+    p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate")
     p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
-    p.add_argument("--net-arch", type=str, default="128,128", help="hidden layer sizes, comma-separated")
+    p.add_argument("--net-arch", type=str, default="64,64", help="hidden layer sizes, comma-separated")
     p.add_argument("--device", default="cpu", help="torch device")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch and numba threads (0: library defaults); one thread is fastest for the small "
+        "batches here, and avoids two OpenMP pools spinning against each other on few cores",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: training tables)")
     args = p.parse_args(argv)
@@ -102,9 +112,7 @@ def policy_opponent(policy: Any, deterministic: bool = False) -> Policy:
     return act
 
 
-def make_selfplay_callback(
-    venv: Any, update_every: int, random_prob: float, pool_size: int, seed: int | None
-):
+def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, pool_size: int, seed: int | None):
     """SB3 callback: snapshot the policy every ``update_every`` steps into a pool, and pick the
     opponent (random or a snapshot) at the start of every rollout."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -122,7 +130,10 @@ def make_selfplay_callback(
             self.rollouts_vs_snapshot = 0
 
         def _snapshot(self) -> None:
-            frozen = copy.deepcopy(self.model.policy)
+            policy = self.model.policy
+            kwargs = {**policy._get_constructor_parameters(), "ortho_init": False}  # weights loaded next
+            frozen = type(policy)(**kwargs).to(policy.device)
+            frozen.load_state_dict(policy.state_dict())
             frozen.set_training_mode(False)
             for param in frozen.parameters():
                 param.requires_grad_(False)
@@ -189,9 +200,7 @@ def evaluate(
     n_envs = min(math.ceil(num_games / players), 256)
     quota = np.full(n_envs, num_games // n_envs, dtype=np.int64)
     quota[: num_games % n_envs] += 1
-    venv = SelfPlayVecEnv(
-        game, num_envs=n_envs, seed=seed, opponent=random_opponent(seed + 1), num_players=players
-    )
+    venv = SelfPlayVecEnv(game, num_envs=n_envs, seed=seed, opponent=random_opponent(seed + 1), num_players=players)
     obs = venv.reset()
     played = np.zeros(n_envs, dtype=np.int64)
     rewards: list[float] = []
@@ -226,6 +235,23 @@ def model_player(model: Any) -> Policy:
 # ---- main --------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
+    if args.threads <= 0:
+        return run(args)
+    import numba
+    import torch
+
+    saved = torch.get_num_threads(), numba.get_num_threads()
+    torch.set_num_threads(args.threads)
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        return run(args)
+    finally:  # leave the process as it was when main() is called from other code
+        torch.set_num_threads(saved[0])
+        numba.set_num_threads(saved[1])
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Train, save and evaluate as ``args`` (from :func:`parse_args`) say."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
@@ -234,7 +260,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     torch.manual_seed(args.seed)
     venv = SelfPlayVecEnv(args.game, num_envs=args.envs, seed=args.seed, num_players=args.players)
-    batch_size = min(args.batch_size, args.n_steps * args.envs)
+    rollout = args.n_steps * args.envs  # SB3 trains in whole rollouts of this many steps
+    batch_size = min(args.batch_size, rollout)
     model = MaskablePPO(
         "MlpPolicy",
         venv,
@@ -258,7 +285,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed)
     callbacks = [selfplay]
     if not args.no_progress:
-        bar = make_progress_callback(args.timesteps)
+        bar = make_progress_callback(math.ceil(args.timesteps / rollout) * rollout)
         if bar is not None:
             callbacks.append(bar)
     t0 = time.perf_counter()
