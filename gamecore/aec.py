@@ -173,7 +173,9 @@ class BaseRawEnv(AECEnv):
             a = int(action)
         except (TypeError, ValueError):
             raise IllegalActionError(f"{agent}: action must be an integer, got {action!r}") from None
-        if a != action or not 0 <= a < self._num_actions:
+        if a != action:
+            raise IllegalActionError(f"{agent}: action must be an integer, got {action!r}")
+        if not 0 <= a < self._num_actions:
             raise IllegalActionError(
                 f"{agent}: action {action!r} is out of range 0..{self._num_actions - 1}"
             )
