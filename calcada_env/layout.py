@@ -161,6 +161,14 @@ def _parse_sides() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 #: SQ_NUMBER[side, sq]: printed number; SQ_DISTRICT[side, sq]: district id (0 = letter A ...)
 SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE = _parse_sides()
 DISTRICT_LETTERS = "ABCDEFGHI"
+#: DISTRICT_SQUARES[side, d, k]: the k-th square of district d (k < DISTRICT_SIZE[side, d])
+DISTRICT_SQUARES = np.zeros((2, MAX_DISTRICTS, NUM_SQUARES), dtype=np.int64)
+for _s in range(2):
+    _fill = [0] * MAX_DISTRICTS
+    for _q in range(NUM_SQUARES):
+        _d = SQ_DISTRICT[_s, _q]
+        DISTRICT_SQUARES[_s, _d, _fill[_d]] = _q
+        _fill[_d] += 1
 
 #: SCORE_ROWS[n, row]: multiplier of scoreboard row for n players; NUM_ROWS[n]: rows used
 SCORE_ROWS = np.zeros((MAX_PLAYERS + 1, MAX_ROWS), dtype=np.int64)
@@ -176,8 +184,8 @@ GROUP_POINTS = np.zeros(MAX_GROUP + 1, dtype=np.int64)
 for _size, _pts in MOTIF_GROUP_POINTS.items():
     GROUP_POINTS[_size] = _pts
 
-for _a in (SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE, SCORE_ROWS, NUM_ROWS, GROUP_POINTS,
-           KIND_COPIES):
+for _a in (SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE, DISTRICT_SQUARES, SCORE_ROWS, NUM_ROWS,
+           GROUP_POINTS, KIND_COPIES):
     _a.setflags(write=False)
 
 # ---- state offsets ----------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from calcada_env.layout import (
     DISPLAY,
     DISPLAY_SIZE,
     DISTRICT_SIZE,
+    DISTRICT_SQUARES,
     END_AFTER_RETIRED,
     END_TRIGGERED,
     GROUP_POINTS,
@@ -150,11 +151,10 @@ def square_ok(state: np.ndarray, seat: int, sq: int, colour: int, number: int) -
     if number < ANY_SQUARE_NUMBER and SQ_NUMBER[side, sq] != number:
         return False
     d = SQ_DISTRICT[side, sq]
-    for q in range(NUM_SQUARES):
-        if SQ_DISTRICT[side, q] == d:
-            v = state[base + q]
-            if v != 0 and tile_colour(v) != colour:
-                return False
+    for k in range(DISTRICT_SIZE[side, d]):
+        v = state[base + DISTRICT_SQUARES[side, d, k]]
+        if v != 0 and tile_colour(v) != colour:
+            return False
     return True
 
 
@@ -227,8 +227,8 @@ def swap_display(state: np.ndarray, colour: int) -> None:
 @jit
 def district_complete(state: np.ndarray, seat: int, d: int) -> bool:
     side = state[SIDE]
-    for q in range(NUM_SQUARES):
-        if SQ_DISTRICT[side, q] == d and state[BOARD + NUM_SQUARES * seat + q] == 0:
+    for k in range(DISTRICT_SIZE[side, d]):
+        if state[BOARD + NUM_SQUARES * seat + DISTRICT_SQUARES[side, d, k]] == 0:
             return False
     return True
 
