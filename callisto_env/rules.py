@@ -151,19 +151,29 @@ def _shift_to_anchor(row: int, dc: int, S: int) -> int:
 
 
 @jit
-def tile_anchors(rows: np.ndarray, own_adj: np.ndarray, o: int, r: int, S: int) -> int:
+def tile_anchors(free_at: np.ndarray, adj_at: np.ndarray, o: int, r: int, S: int) -> int:
     """Anchor columns in row r where orientation o lies inside the grid on free cells with at
-    least one square edge-adjacent to the mover's own pillars or tiles."""
+    least one square edge-adjacent to the mover's own pillars or tiles. ``free_at[dc + 2, rr]`` /
+    ``adj_at[dc + 2, rr]``: the anchor columns whose cell at (rr, column + dc) is free / touches
+    the mover's pieces (see _shifted_rows)."""
     fits = (1 << S) - 1
     touch = 0
     for k in range(ORIENT_NCELLS[o]):
         rr = r + ORIENT_DR[o, k]
         if rr >= S:
             return 0
-        dc = ORIENT_DC[o, k]
-        fits &= _shift_to_anchor(rows[_R_FREE, rr], dc, S)
-        touch |= _shift_to_anchor(own_adj[rr], dc, S)
+        j = ORIENT_DC[o, k] + 2
+        fits &= free_at[j, rr]
+        touch |= adj_at[j, rr]
     return fits & touch
+
+
+@jit
+def _shifted_rows(row_of: np.ndarray, S: int, out: np.ndarray) -> None:
+    """out[dc + 2, r] = _shift_to_anchor(row_of[r], dc) for dc in -2..2 (the offsets tiles use)."""
+    for j in range(5):
+        for r in range(S):
+            out[j, r] = _shift_to_anchor(row_of[r], j - 2, S)
 
 
 @jit
@@ -200,11 +210,15 @@ def _scan(state: np.ndarray, seat: int, mask: np.ndarray, write: bool) -> int:
     own_adj = np.empty(S, dtype=np.int64)
     for r in range(S):
         own_adj[r] = edge_neighbours(rows, _R_OWN, r, S)
+    free_at = np.empty((5, S), dtype=np.int64)
+    adj_at = np.empty((5, S), dtype=np.int64)
+    _shifted_rows(rows[_R_FREE], S, free_at)
+    _shifted_rows(own_adj, S, adj_at)
     for o in range(NUM_ORIENTS):
         if state[REMAIN + NUM_TILE_TYPES * seat + ORIENT_TILE[o]] == 0:
             continue
         for r in range(S):
-            count += _mark_row(tile_anchors(rows, own_adj, o, r, S), o * SS + r * S, mask, write)
+            count += _mark_row(tile_anchors(free_at, adj_at, o, r, S), o * SS + r * S, mask, write)
             if count and not write:
                 return count
     if state[THIRD + seat]:
