@@ -114,12 +114,6 @@ from gamecore.aec import BaseRawEnv, wrap_env
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
     game = GAME
-    metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "calcada_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
 
 
 def env(**kwargs: Any):

@@ -28,7 +28,8 @@ class IllegalActionError(ValueError):
 
 
 class BaseRawEnv(AECEnv):
-    """Generic AEC env; subclasses set ``game`` (a :class:`GameSpec` instance) and ``metadata``."""
+    """Generic AEC env; a subclass sets ``game`` (a :class:`GameSpec` instance), which also names
+    it in ``metadata`` (``callisto-v0`` -> ``callisto_v0``)."""
 
     game: ClassVar[GameSpec]
     metadata: ClassVar[dict[str, Any]] = {
@@ -37,6 +38,11 @@ class BaseRawEnv(AECEnv):
         "is_parallelizable": False,
         "render_fps": 2,
     }
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game" in cls.__dict__ and "metadata" not in cls.__dict__:
+            cls.metadata = {**BaseRawEnv.metadata, "name": cls.game.env_id.replace("-", "_")}
 
     def __init__(
         self,
