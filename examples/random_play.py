@@ -77,18 +77,18 @@ def play_aec(game: str, players: int, seed: int, show_moves: bool = False) -> di
 
 def batched_python_loop(game: str, players: int, num_envs: int, games_per_env: int, seed: int) -> dict:
     """Random legal actions picked in numpy, one ``BatchedGames.step`` per decision."""
-    from gamecore.batched import BatchedGames
+    from gamecore.batched import BatchedGames, random_opponent
 
     g = BatchedGames(game, num_envs, seed=seed, num_players=players)
-    rng = np.random.default_rng(seed)
+    pick = random_opponent(seed)
     g.reset()
-    g.step(np.argmax(np.where(g.masks > 0, rng.random(g.masks.shape), -1.0), axis=1))  # warm-up / jit
+    g.step(pick(g.observations, g.masks))  # warm-up / jit
     g.reset()
     finished = np.zeros(num_envs, dtype=np.int64)
     decisions = 0
     t0 = time.perf_counter()
     while (finished < games_per_env).any():
-        actions = np.argmax(np.where(g.masks > 0, rng.random(g.masks.shape), -1.0), axis=1)
+        actions = pick(g.observations, g.masks)
         g.step(actions)
         decisions += num_envs
         finished += g.dones

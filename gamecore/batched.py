@@ -12,6 +12,7 @@ Game ``i`` of a batch seeded ``s`` plays exactly the games of a sequential env r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -148,3 +149,14 @@ class BatchedGames:
         self._k.batch_random_rollout(self.states, self.params, rng, self.masks, int(games_per_env), decisions)
         self._has_reset = False  # the states now hold finished games
         return int(decisions.sum())
+
+
+def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """An opponent that picks uniformly among legal actions."""
+    rng = np.random.default_rng(seed)
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        noise = rng.random(masks.shape)
+        return np.argmax(np.where(masks > 0, noise, -1.0), axis=1)
+
+    return act

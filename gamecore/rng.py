@@ -11,8 +11,6 @@ import numpy as np
 
 from gamecore.jit import jit
 
-_MASK64 = (1 << 64) - 1
-
 
 @jit
 def splitmix64(x: np.uint64) -> np.uint64:
@@ -67,11 +65,10 @@ def rng_shuffle(state: np.ndarray, slot: int, arr: np.ndarray, lo: int, hi: int)
         arr[j] = t
 
 
-def python_seed_to_int(seed: int | None, rng: np.random.Generator | None = None) -> int:
+def python_seed_to_int(seed: int | None) -> int:
     """A non-negative int63 seed from a user seed, or fresh entropy when ``seed`` is None."""
     if seed is None:
-        src = rng if rng is not None else np.random.default_rng()
-        return int(src.integers(0, 2**63 - 1))
+        return int(np.random.default_rng().integers(0, 2**63 - 1))
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
     return int(seed) & ((1 << 63) - 1)

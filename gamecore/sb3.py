@@ -15,19 +15,10 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from gamecore.batched import BatchedGames
+from gamecore.batched import BatchedGames, random_opponent
 from gamecore.protocol import GameSpec
 
-
-def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """An opponent that picks uniformly among legal actions."""
-    rng = np.random.default_rng(seed)
-
-    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        noise = rng.random(masks.shape)
-        return np.argmax(np.where(masks > 0, noise, -1.0), axis=1)
-
-    return act
+__all__ = ["SelfPlayVecEnv", "random_opponent"]
 
 
 class SelfPlayVecEnv(VecEnv):
