@@ -106,19 +106,15 @@ does.
 
 from __future__ import annotations
 
-from typing import Any
-
 from calcada_env.game import GAME
-from gamecore.aec import BaseRawEnv, wrap_env
+from gamecore.aec import BaseRawEnv, make_env_factory
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
     game = GAME
 
 
-def env(**kwargs: Any):
-    """`raw_env` inside PettingZoo's classic wrappers (illegal move: game over, mover gets -1)."""
-    return wrap_env(raw_env(**kwargs))
+env = make_env_factory(raw_env)
 
 
 env.__doc__ = f"{env.__doc__}\n{__doc__}"

@@ -8,7 +8,18 @@ import numpy as np
 
 from calcada_env import layout as L
 from calcada_env import notation, render, rules
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_TERMINAL, GameSpec
+from gamecore.protocol import (
+    H_CURRENT,
+    H_DECISIONS,
+    H_DONE,
+    H_NPLAYERS,
+    H_OWNER,
+    H_TERMINAL,
+    VIEW_ALL,
+    VIEW_PUBLIC,
+    GameSpec,
+    viewer_name,
+)
 
 
 class CalcadaGame(GameSpec):
@@ -18,6 +29,8 @@ class CalcadaGame(GameSpec):
     min_players = 2
     max_players = 4
     option_defaults = {"start_player": 0, "board_side": "A"}
+    phase_names = ("declare", "place")
+    hidden_information = True  # the order of the face-down stacks
 
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
@@ -55,8 +68,9 @@ class CalcadaGame(GameSpec):
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         return notation.action_to_string(state, action)
 
-    def to_dict(self, state: np.ndarray, player: int | None = None) -> dict[str, Any]:
-        """Everything public; stack contents (top first) only when ``player`` is None."""
+    def to_dict(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> dict[str, Any]:
+        """Everything public (the same for every seat); the stacks' order (top first) only for
+        VIEW_ALL. The bottom tiles of a stack that went under it in a swap are public."""
         n = int(state[H_NPLAYERS])
         side = int(state[L.SIDE])
         colours = {}
@@ -67,8 +81,12 @@ class CalcadaGame(GameSpec):
                 "multiplier": int(rules.multiplier(state, c)),
                 "display": notation.display_tokens(state, c),
                 "stack_size": int(state[L.STACK_N + c]),
+                "stack_known_bottom": [
+                    notation.tile_token(c, int(state[L.STACK + L.TILES_PER_COLOUR * c + i]))
+                    for i in range(int(state[L.STACK_KNOWN + c]))
+                ],
             }
-            if player is None:
+            if viewer == VIEW_ALL:
                 k = int(state[L.STACK_N + c])
                 base = L.STACK + L.TILES_PER_COLOUR * c
                 entry["stack_top_first"] = [
@@ -109,13 +127,13 @@ class CalcadaGame(GameSpec):
             "terminal": bool(state[H_TERMINAL]),
             "done_players": [p for p in range(n) if (int(state[H_DONE]) >> p) & 1],
             "players": players,
-            "viewer": player,
+            "viewer": viewer_name(viewer),
         }
 
-    def render_ansi(self, state: np.ndarray) -> str:
+    def render_ansi(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> str:
         return render.ansi(state)
 
-    def render_rgb(self, state: np.ndarray) -> np.ndarray:
+    def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
         return render.rgb(state)
 
 
@@ -224,6 +242,7 @@ def state_from_ascii(
         state[L.BONUS + p] = (bonus or {}).get(p, L.STARTING_BONUS)
         state[L.POINTS + p] = (points or {}).get(p, 0)
     state[H_CURRENT] = current
+    state[H_OWNER] = current
     state[L.END_TRIGGERED] = int(end_triggered)
     state[L.ROUND_PLACED] = int(placed_this_round)
     if declared is not None:

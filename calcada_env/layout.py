@@ -1,7 +1,7 @@
 """Calçada: component data, board geometry, the action encoding and the state layout.
 
 Everything marked RECONSTRUCTION is not printed in any source we have (see
-``shared/rules/calcada.md``); each such value lives in exactly one table below so that the printed
+``docs/rules/calcada.md``); each such value lives in exactly one table below so that the printed
 value can replace it without touching the rules.
 
 Player board
@@ -22,30 +22,10 @@ Six round spaces 0..5 (people read 1..6); clockwise is ``space + 1 mod 6``.
 
 State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.protocol`)
 -----------------------------------------------------------------------------------------
-=========  ==================  ====================================================================
-Index      Name                Meaning
-=========  ==================  ====================================================================
-0..7       header              rng, players, current seat, terminal, done bits, decisions
-8          ``SIDE``            board side: 0 = A, 1 = B
-9          ``START``           start seat (rounds begin with it)
-10         ``PHASE``           0 = before the declare (bonus moves, declare); 1 = after the declare
-                               (display swaps, placement)
-11         ``DECL_NUM``        declared number (0 while PHASE = 0)
-12         ``DECL_COL``        declared colour (0 while PHASE = 0)
-13         ``END_TRIGGERED``   1 once the second scoreboard cobblestone has left the scoreboard
-14         ``ROUND_PLACED``    1 once somebody placed a tile in the current round
-15         ``TURNS``           turns finished so far
-16..45     ``CAR``             ``CAR + 5 * space + colour``: cobblestones of that colour on the space
-46..50     ``SB_ROW``          scoreboard row of each colour's cobblestone (0 = top); ``rows`` (the
-                               number of rows) once it has left the scoreboard (colour retired)
-51..55     ``STACK_N``         tiles left in each colour's face-down stack (0..25)
-56..180    ``STACK``           ``STACK + 25 * colour + i``: kind of the i-th tile from the *bottom*
-                               of that stack (top = ``STACK_N - 1``); unused slots 0. Hidden.
-181..195   ``DISPLAY``         ``DISPLAY + 3 * colour + slot``: 0 empty, else 1 + kind
-196..295   ``BOARD``           ``BOARD + 25 * seat + sq``: 0 empty, else 1 + colour * 6 + kind
-296..299   ``BONUS``           bonus tiles held by each seat
-300..303   ``POINTS``          points scored during play (districts, leaving the scoreboard)
-=========  ==================  ====================================================================
+The header's ``H_PHASE`` is the turn phase: 0 = before the declare (bonus moves, declare), 1 =
+after it (display swaps, placement).
+
+{STATE_TABLE}
 
 Action encoding (``NUM_ACTIONS = 170``)
 ---------------------------------------
@@ -68,7 +48,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.protocol import HEADER_LEN
+from gamecore.header import H_PHASE, state_layout
+from gamecore.layout import Layout, offsets_table, per_count
 
 # ---------------------------------------------------------------------------------------------
 # Component data
@@ -188,24 +169,31 @@ for _a in (SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE, DISTRICT_SQUARE
            GROUP_POINTS, KIND_COPIES):
     _a.setflags(write=False)
 
-# ---- state offsets ----------------------------------------------------------------------------
-SIDE = HEADER_LEN + 0
-START = HEADER_LEN + 1
-PHASE = HEADER_LEN + 2
-DECL_NUM = HEADER_LEN + 3
-DECL_COL = HEADER_LEN + 4
-END_TRIGGERED = HEADER_LEN + 5
-ROUND_PLACED = HEADER_LEN + 6
-TURNS = HEADER_LEN + 7
-CAR = 16
-SB_ROW = CAR + NUM_SPACES * NUM_COLOURS
-STACK_N = SB_ROW + NUM_COLOURS
-STACK = STACK_N + NUM_COLOURS
-DISPLAY = STACK + NUM_COLOURS * TILES_PER_COLOUR
-BOARD = DISPLAY + NUM_COLOURS * DISPLAY_SIZE
-BONUS = BOARD + MAX_PLAYERS * NUM_SQUARES
-POINTS = BONUS + MAX_PLAYERS
-STATE_LEN = POINTS + MAX_PLAYERS
+# ---- state layout ------------------------------------------------------------------------------
+ST = state_layout()
+SIDE = ST.add("SIDE", 1, "board side: 0 = A, 1 = B")
+START = ST.add("START", 1, "start seat (rounds begin with it)")
+DECL_NUM = ST.add("DECL_NUM", 1, "declared number (0 before the declare)")
+DECL_COL = ST.add("DECL_COL", 1, "declared colour (0 before the declare)")
+END_TRIGGERED = ST.add("END_TRIGGERED", 1, "1 once the second scoreboard cobblestone has left the scoreboard")
+ROUND_PLACED = ST.add("ROUND_PLACED", 1, "1 once somebody placed a tile in the current round")
+TURNS = ST.add("TURNS", 1, "turns finished so far")
+CAR = ST.add("CAR", NUM_SPACES * NUM_COLOURS, "``CAR + 5 * space + colour``: cobblestones of that colour on the space")
+SB_ROW = ST.add("SB_ROW", NUM_COLOURS, "scoreboard row of each colour's cobblestone (0 = top); ``rows`` (the "
+                "number of rows) once it has left the scoreboard (colour retired)")
+STACK_N = ST.add("STACK_N", NUM_COLOURS, "tiles left in each colour's face-down stack (0..25)")
+STACK_KNOWN = ST.add("STACK_KNOWN", NUM_COLOURS, "how many tiles at the bottom of each stack everybody knows "
+                     "(they went under it in a display swap); the rest of the order is unknown to all")
+STACK = ST.add("STACK", NUM_COLOURS * TILES_PER_COLOUR, "``STACK + 25 * colour + i``: kind of the i-th tile "
+               "from the *bottom* of that stack (top = ``STACK_N - 1``); unused slots 0. Hidden, except the "
+               "known bottom")
+DISPLAY = ST.add("DISPLAY", NUM_COLOURS * DISPLAY_SIZE, "``DISPLAY + 3 * colour + slot``: 0 empty, else 1 + kind")
+BOARD = ST.add("BOARD", MAX_PLAYERS * NUM_SQUARES, "``BOARD + 25 * seat + sq``: 0 empty, else 1 + colour * 6 + kind")
+BONUS = ST.add("BONUS", MAX_PLAYERS, "bonus tiles held by each seat")
+POINTS = ST.add("POINTS", MAX_PLAYERS, "points scored during play (districts, leaving the scoreboard)")
+STATE_LEN = ST.size
+#: the turn phase is the header's pending-decision kind
+PHASE = H_PHASE
 
 PHASE_DECLARE = 0
 PHASE_PLACE = 1
@@ -228,14 +216,43 @@ NUM_ACTIONS = A_PLACE + DISPLAY_SIZE * NUM_SQUARES
 #: per seat: 25 squares x (5 colour one-hot + 6 kind one-hot), bonus tiles, points
 OBS_SQUARE = NUM_COLOURS + NUM_KINDS
 OBS_SEAT = NUM_SQUARES * OBS_SQUARE + 2
-#: public block: printed number and district of each square (50), carousel counts (30), displays
-#: (5 x 3 x 6 one-hot = 90), stack sizes (5), scoreboard row and multiplier per colour (10),
-#: phase one-hot (2), declared number (1), declared colour one-hot (5), end triggered (1),
-#: someone placed this round (1)
-OBS_PUBLIC = 2 * NUM_SQUARES + NUM_SPACES * NUM_COLOURS + NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS + \
-    NUM_COLOURS + 2 * NUM_COLOURS + 2 + 1 + NUM_COLOURS + 1 + 1
+
+
+def _obs_layout(n: int) -> Layout:
+    lay = Layout(f"observation, {n} players")
+    lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} each) shows seat ``(me + rel) mod n``: at "
+            f"``{OBS_SEAT} rel + {OBS_SQUARE} sq + c`` 1 if square sq holds colour c (5), at "
+            f"``+ 5 + k`` 1 if it holds kind k (tram, plaza, kiosk, cafe, bench, bonus); at "
+            f"``{OBS_SEAT} rel + {NUM_SQUARES * OBS_SQUARE}`` bonus tiles, ``+ 1`` points")
+    lay.add("NUMBERS", NUM_SQUARES, "printed number of each square (1..5)")
+    lay.add("DISTRICTS", NUM_SQUARES, "district id of each square (0 = A, ...)")
+    lay.add("CAROUSEL", NUM_SPACES * NUM_COLOURS, "``+ 5 s + c``: cobblestones of colour c on carousel space s")
+    lay.add("DISPLAYS", NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS, "``+ 6 (3 c + j) + k``: 1 if display slot j of "
+            "colour c shows kind k")
+    lay.add("STACK_SIZES", NUM_COLOURS, "tiles left in colour c's stack")
+    lay.add("SB_ROWS", NUM_COLOURS, "scoreboard row of colour c (rows = it has left the scoreboard)")
+    lay.add("MULTIPLIERS", NUM_COLOURS, "current multiplier of colour c (0 once it has left)")
+    lay.add("PHASE", 2, "one-hot turn phase (the kind of decision): 0 before the declare, 1 after it")
+    lay.add("DECL_NUM", 1, "declared number (0 before the declare)")
+    lay.add("DECL_COL", NUM_COLOURS, "one-hot declared colour (after the declare)")
+    lay.add("END", 1, "1 once the game end has been triggered (last round)")
+    lay.add("ROUND_PLACED", 1, "1 if someone placed a tile this round")
+    lay.add("CURRENT", n, "one-hot: seat deciding now, which is also the turn owner (relative)")
+    lay.add("START", n, "one-hot: start seat (relative; a round ends before it)")
+    return lay
+
+
+OBS = per_count(_obs_layout, range(2, MAX_PLAYERS + 1))
+OBS_BLOCKS = ("SEATS", "NUMBERS", "DISTRICTS", "CAROUSEL", "DISPLAYS", "STACK_SIZES", "SB_ROWS", "MULTIPLIERS",
+              "PHASE", "DECL_NUM", "DECL_COL", "END", "ROUND_PLACED", "CURRENT", "START")
+#: OBS_OFF[n, k]: offset of block OBS_BLOCKS[k] for n players
+OBS_OFF = offsets_table(OBS, OBS_BLOCKS)
+(O_SEATS, O_NUMBERS, O_DISTRICTS, O_CAROUSEL, O_DISPLAYS, O_STACK_SIZES, O_SB_ROWS, O_MULTIPLIERS, O_PHASE,
+ O_DECL_NUM, O_DECL_COL, O_END, O_ROUND_PLACED, O_CURRENT, O_START) = range(len(OBS_BLOCKS))
 
 
 def obs_len(n: int) -> int:
-    """n seat blocks + public block + current seat (relative, one-hot n) + start seat (one-hot n)."""
-    return n * OBS_SEAT + OBS_PUBLIC + 2 * n
+    return OBS[n].size
+
+
+__doc__ = (__doc__ or "").replace("{STATE_TABLE}", ST.table())

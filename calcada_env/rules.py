@@ -6,7 +6,7 @@ A turn is several decisions of the same seat::
     PHASE 0   bonus moves (any number)  ->  declare (or, if nothing can be declared, move only)
     PHASE 1   display swaps (any number) ->  place a tile of the declared colour (turn ends)
 
-Every rule of ``shared/rules/calcada.md`` has a function here named after it: ``declared_number``,
+Every rule of ``docs/rules/calcada.md`` has a function here named after it: ``declared_number``,
 ``square_ok``, ``declare_ok``, ``refill_display``, ``swap_display``, ``place_tile``,
 ``score_district``, ``leave_scoreboard``, ``end_turn``, ``motif_group_points``,
 ``final_scoring``.
@@ -50,6 +50,22 @@ from calcada_env.layout import (
     NUM_ROWS,
     NUM_SPACES,
     NUM_SQUARES,
+    O_CAROUSEL,
+    O_CURRENT,
+    O_DECL_COL,
+    O_DECL_NUM,
+    O_DISPLAYS,
+    O_DISTRICTS,
+    O_END,
+    O_MULTIPLIERS,
+    O_NUMBERS,
+    O_PHASE,
+    O_ROUND_PLACED,
+    O_SB_ROWS,
+    O_SEATS,
+    O_STACK_SIZES,
+    O_START,
+    OBS_OFF,
     OBS_SEAT,
     OBS_SQUARE,
     P_PLAYERS,
@@ -66,6 +82,7 @@ from calcada_env.layout import (
     SQ_DISTRICT,
     SQ_NUMBER,
     STACK,
+    STACK_KNOWN,
     STACK_N,
     START,
     STARTING_BONUS,
@@ -75,7 +92,7 @@ from calcada_env.layout import (
 )
 from gamecore.jit import jit
 from gamecore.kernels import check_header
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
+from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -191,6 +208,8 @@ def draw_tile(state: np.ndarray, colour: int) -> int:
     kind = state[STACK + TILES_PER_COLOUR * colour + n]
     state[STACK + TILES_PER_COLOUR * colour + n] = 0
     state[STACK_N + colour] = n
+    if state[STACK_KNOWN + colour] > n:
+        state[STACK_KNOWN + colour] = n
     return kind
 
 
@@ -207,7 +226,8 @@ def refill_display(state: np.ndarray, colour: int) -> None:
 
 @jit
 def swap_display(state: np.ndarray, colour: int) -> None:
-    """Put the display's tiles (slot order) under the stack, then reveal 3 from the top."""
+    """Put the display's tiles (slot order) under the stack, then reveal 3 from the top. Everybody
+    saw them go under, so the known bottom of the stack grows by as many tiles."""
     base = STACK + TILES_PER_COLOUR * colour
     m = display_count(state, colour)
     n = state[STACK_N + colour]
@@ -221,6 +241,7 @@ def swap_display(state: np.ndarray, colour: int) -> None:
             k += 1
             state[DISPLAY + DISPLAY_SIZE * colour + slot] = 0
     state[STACK_N + colour] = n + m
+    state[STACK_KNOWN + colour] += m
     refill_display(state, colour)
 
 
@@ -282,6 +303,7 @@ def end_game(state: np.ndarray) -> None:
     state[H_TERMINAL] = 1
     state[H_DONE] = (1 << n) - 1
     state[H_CURRENT] = 0
+    state[H_OWNER] = 0
     state[PHASE] = PHASE_DECLARE
     state[DECL_NUM] = 0
     state[DECL_COL] = 0
@@ -305,6 +327,7 @@ def end_turn(state: np.ndarray, placed: bool) -> None:
             return
         state[ROUND_PLACED] = 0
     state[H_CURRENT] = nxt
+    state[H_OWNER] = nxt
 
 
 # ---- final scoring ------------------------------------------------------------------------------
@@ -416,6 +439,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
     state[SIDE] = params[P_SIDE]
     state[START] = params[P_START]
     state[H_CURRENT] = params[P_START]
+    state[H_OWNER] = params[P_START]
     for c in range(NUM_COLOURS):
         state[SB_ROW + c] = 0
     setup_carousel(state)
@@ -525,15 +549,16 @@ def _clip(v: int) -> int:
 
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
-    """Flat int8 vector: n seat blocks (observer first, then the others in seat order after it),
-    the public block, then the current seat and the start seat, relative and one-hot. Stack order
-    is never shown, only stack sizes."""
+    """Flat int8 vector laid out as ``layout.OBS``: n seat blocks (observer first, then the others
+    in seat order after it), the public blocks, then the current seat and the start seat, relative
+    and one-hot. Stack order is never shown, only stack sizes."""
     n = state[H_NPLAYERS]
     side = state[SIDE]
+    off = OBS_OFF[n]
     out[:] = 0
     for q in range(n):
         rel = (q - player + n) % n
-        base = OBS_SEAT * rel
+        base = off[O_SEATS] + OBS_SEAT * rel
         for sq in range(NUM_SQUARES):
             v = state[BOARD + NUM_SQUARES * q + sq]
             if v != 0:
@@ -541,67 +566,69 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
                 out[base + OBS_SQUARE * sq + NUM_COLOURS + tile_kind(v)] = 1
         out[base + NUM_SQUARES * OBS_SQUARE] = _clip(state[BONUS + q])
         out[base + NUM_SQUARES * OBS_SQUARE + 1] = _clip(state[POINTS + q])
-    o = OBS_SEAT * n
     for sq in range(NUM_SQUARES):
-        out[o + sq] = SQ_NUMBER[side, sq]
-        out[o + NUM_SQUARES + sq] = SQ_DISTRICT[side, sq]
-    o += 2 * NUM_SQUARES
+        out[off[O_NUMBERS] + sq] = SQ_NUMBER[side, sq]
+        out[off[O_DISTRICTS] + sq] = SQ_DISTRICT[side, sq]
     for i in range(NUM_SPACES * NUM_COLOURS):
-        out[o + i] = state[CAR + i]
-    o += NUM_SPACES * NUM_COLOURS
+        out[off[O_CAROUSEL] + i] = state[CAR + i]
     for c in range(NUM_COLOURS):
         for slot in range(DISPLAY_SIZE):
             v = state[DISPLAY + DISPLAY_SIZE * c + slot]
             if v != 0:
-                out[o + NUM_KINDS * (DISPLAY_SIZE * c + slot) + v - 1] = 1
-    o += NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS
-    for c in range(NUM_COLOURS):
-        out[o + c] = state[STACK_N + c]
-    o += NUM_COLOURS
-    for c in range(NUM_COLOURS):
-        out[o + c] = state[SB_ROW + c]
-        out[o + NUM_COLOURS + c] = multiplier(state, c)
-    o += 2 * NUM_COLOURS
-    out[o + state[PHASE]] = 1
-    o += 2
-    out[o] = _clip(state[DECL_NUM])
-    o += 1
+                out[off[O_DISPLAYS] + NUM_KINDS * (DISPLAY_SIZE * c + slot) + v - 1] = 1
+        out[off[O_STACK_SIZES] + c] = state[STACK_N + c]
+        out[off[O_SB_ROWS] + c] = state[SB_ROW + c]
+        out[off[O_MULTIPLIERS] + c] = multiplier(state, c)
+    out[off[O_PHASE] + state[PHASE]] = 1
+    out[off[O_DECL_NUM]] = _clip(state[DECL_NUM])
     if state[PHASE] == PHASE_PLACE:
-        out[o + state[DECL_COL]] = 1
-    o += NUM_COLOURS
-    out[o] = state[END_TRIGGERED]
-    out[o + 1] = state[ROUND_PLACED]
-    o += 2
+        out[off[O_DECL_COL] + state[DECL_COL]] = 1
+    out[off[O_END]] = state[END_TRIGGERED]
+    out[off[O_ROUND_PLACED]] = state[ROUND_PLACED]
     if not state[H_TERMINAL]:
-        out[o + (state[H_CURRENT] - player + n) % n] = 1
-    o += n
-    out[o + (state[START] - player + n) % n] = 1
+        out[off[O_CURRENT] + (state[H_CURRENT] - player + n) % n] = 1
+    out[off[O_START] + (state[START] - player + n) % n] = 1
+
+
+@jit
+def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
+    """Reshuffle the unknown part of every face-down stack (all but its known bottom, which went
+    under it in a display swap everybody saw) and reseed the generator. Everything else in
+    Calçada is public, so no seat knows more than another."""
+    rng_seed(state, H_RNG, seed)
+    for c in range(NUM_COLOURS):
+        base = STACK + TILES_PER_COLOUR * c
+        rng_shuffle(state, H_RNG, state, base + state[STACK_KNOWN + c], base + state[STACK_N + c])
 
 
 @jit
 def check_state(state: np.ndarray, params: np.ndarray) -> int:
     """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
     n = params[P_PLAYERS]
-    bad = check_header(state, n)
+    bad = check_header(state, n, 2)
     if bad:
         return bad
     if state[H_TERMINAL] == 0 and state[H_DONE] != 0:
         return H_DONE + 1
+    if state[H_OWNER] != state[H_CURRENT]:
+        return H_OWNER + 1
     if state[SIDE] != params[P_SIDE]:
         return SIDE + 1
     if state[START] < 0 or state[START] >= n:
         return START + 1
     if state[PHASE] < 0 or state[PHASE] > 1:
         return PHASE + 1
-    if state[DECL_NUM] < 0 or state[DECL_NUM] > NUM_COLOURS * CAROUSEL_STONES_PER_COLOUR:
+    placing = state[PHASE] == PHASE_PLACE
+    if state[DECL_NUM] < (1 if placing else 0) or state[DECL_NUM] > (
+            NUM_COLOURS * CAROUSEL_STONES_PER_COLOUR if placing else 0):
         return DECL_NUM + 1
-    if state[DECL_COL] < 0 or state[DECL_COL] >= NUM_COLOURS:
+    if state[DECL_COL] < 0 or state[DECL_COL] >= (NUM_COLOURS if placing else 1):
         return DECL_COL + 1
     if state[END_TRIGGERED] < 0 or state[END_TRIGGERED] > 1:
         return END_TRIGGERED + 1
     if state[ROUND_PLACED] < 0 or state[ROUND_PLACED] > 1:
         return ROUND_PLACED + 1
-    if state[TURNS] < 0:
+    if state[TURNS] < 0 or state[TURNS] > MAX_COUNTER:
         return TURNS + 1
     rows = NUM_ROWS[n]
     for c in range(NUM_COLOURS):
@@ -617,6 +644,8 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return SB_ROW + c + 1
         if state[STACK_N + c] < 0 or state[STACK_N + c] > TILES_PER_COLOUR:
             return STACK_N + c + 1
+        if state[STACK_KNOWN + c] < 0 or state[STACK_KNOWN + c] > state[STACK_N + c]:
+            return STACK_KNOWN + c + 1
     # every tile is in exactly one place: stack, display or a board
     seen = np.zeros((NUM_COLOURS, NUM_KINDS), dtype=np.int64)
     for c in range(NUM_COLOURS):

@@ -8,7 +8,7 @@ import numpy as np
 
 from callisto_env import layout as L
 from callisto_env import notation, render, rules
-from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_TERMINAL, GameSpec
+from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL, VIEW_PUBLIC, GameSpec, viewer_name
 
 
 class CallistoGame(GameSpec):
@@ -50,8 +50,10 @@ class CallistoGame(GameSpec):
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         return notation.action_to_string(action, int(state[L.SIZE]))
 
-    def to_dict(self, state: np.ndarray, player: int | None = None) -> dict[str, Any]:
-        # Callisto has no hidden information: every seat sees the whole game.
+    phase_names = ("turn",)
+
+    def to_dict(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> dict[str, Any]:
+        # Callisto has no hidden information: every viewer sees the whole game.
         n = int(state[H_NPLAYERS])
         size = int(state[L.SIZE])
         players = []
@@ -89,7 +91,7 @@ class CallistoGame(GameSpec):
                 for g in range(game + (1 if state[H_TERMINAL] else 0))
             ],
             "players": players,
-            "viewer": player,
+            "viewer": viewer_name(viewer),
         }
 
     def invariant_errors(self, state: np.ndarray) -> list[str]:
@@ -107,10 +109,10 @@ class CallistoGame(GameSpec):
                 errors.append(f"seat {p}: {pillars} pillars on the board, counter says {int(state[L.PILLARS + p])}")
         return errors
 
-    def render_ansi(self, state: np.ndarray) -> str:
+    def render_ansi(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> str:
         return render.ansi(state)
 
-    def render_rgb(self, state: np.ndarray) -> np.ndarray:
+    def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
         return render.rgb(state)
 
 
@@ -172,5 +174,6 @@ def state_from_ascii(
             if unknown:
                 raise ValueError(f"unknown tile names {sorted(unknown)}")
     state[H_CURRENT] = current
+    state[H_OWNER] = current
     state[L.TURNS] = serial
     return state

@@ -23,35 +23,23 @@ the anchor is always a square of the tile (``dr >= 0``; ``dc`` may be negative).
 
 State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.protocol`)
 -----------------------------------------------------------------------------------------
-=========  ==================  ====================================================================
-Index      Name                Meaning
-=========  ==================  ====================================================================
-0..7       header              rng, players, current seat, terminal, done bits, decisions
-8          ``SIZE``            board side S
-9          ``START``           start seat of the current game
-10         ``MATCH``           1 = match (as many games as players), 0 = single game
-11         ``GAME``            index of the current game of the match (0 in a single game)
-12         ``FIRST_START``     start seat of game 0 (the ``start_player`` option)
-13         ``TURNS``           turns taken in the current game (placements and skips)
-16..211    ``BOARD``           cell ``i`` (S*S used): 0 empty, else ``1 + owner + 4 * kind``,
-                               kind 0 = pillar, 1..10 = tile type + 1
-212..407   ``SEQ``             cell ``i``: number of the placement that covered it (0 = empty),
-                               so drawings can outline each tile
-408..447   ``REMAIN``          ``REMAIN + 10 * seat + t``: unplaced copies of tile type t
-448..451   ``PILLARS``         pillars placed by seat (0..3)
-452..455   ``PILLAR_TURNS``    opening pillar turns used by seat (0..2; a skip counts)
-456..459   ``THIRD``           1 while seat may still place its third pillar
-460..463   ``OUT``             1 once seat is out of the current game
-464..467   ``MATCH_PEN``       seat's summed penalty over the finished games of the match
-468..483   ``GAME_PEN``        ``GAME_PEN + 4 * game + seat``: penalty of each finished game
-=========  ==================  ====================================================================
+{STATE_TABLE}
+
+Observation planes
+------------------
+The observation is ``(S, S, C)``: channel ``k`` of cell ``(r, c)``. Plane groups are seat-relative
+(``rel = (seat - observer) mod n``, so the observer's planes come first); the offset of each group
+for each player count:
+
+{OBS_TABLE}
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gamecore.protocol import HEADER_LEN
+from gamecore.header import state_layout
+from gamecore.layout import Layout, offsets_table, per_count, table_by_count
 
 # ---------------------------------------------------------------------------------------------
 # RECONSTRUCTION: the 2015 tile set (13 tiles, 47 squares per colour). (x, y) = (column, row).
@@ -121,23 +109,27 @@ for _i, (_t, _s, _rel) in enumerate(_ORIENTS):
 for _a in (ORIENT_TILE, ORIENT_NCELLS, ORIENT_DR, ORIENT_DC, TILE_COPIES, TILE_SIZE):
     _a.setflags(write=False)
 
-# ---- state offsets ----------------------------------------------------------------------------
-SIZE = HEADER_LEN + 0
-START = HEADER_LEN + 1
-MATCH = HEADER_LEN + 2
-GAME = HEADER_LEN + 3
-FIRST_START = HEADER_LEN + 4
-TURNS = HEADER_LEN + 5
-BOARD = 16
-SEQ = BOARD + MAX_CELLS
-REMAIN = SEQ + MAX_CELLS
-PILLARS = REMAIN + MAX_PLAYERS * NUM_TILE_TYPES
-PILLAR_TURNS = PILLARS + MAX_PLAYERS
-THIRD = PILLAR_TURNS + MAX_PLAYERS
-OUT = THIRD + MAX_PLAYERS
-MATCH_PEN = OUT + MAX_PLAYERS
-GAME_PEN = MATCH_PEN + MAX_PLAYERS
-STATE_LEN = GAME_PEN + MAX_PLAYERS * MAX_PLAYERS
+# ---- state layout ------------------------------------------------------------------------------
+ST = state_layout()
+SIZE = ST.add("SIZE", 1, "board side S")
+START = ST.add("START", 1, "start seat of the current game")
+MATCH = ST.add("MATCH", 1, "1 = match (as many games as players), 0 = single game")
+GAME = ST.add("GAME", 1, "index of the current game of the match (0 in a single game)")
+FIRST_START = ST.add("FIRST_START", 1, "start seat of game 0 (the ``start_player`` option)")
+TURNS = ST.add("TURNS", 1, "turns taken in the current game (placements and skips)")
+BOARD = ST.add("BOARD", MAX_CELLS, "cell ``i`` (S*S used): 0 empty, else ``1 + owner + 4 * kind``, kind 0 = "
+               "pillar, 1..10 = tile type + 1")
+SEQ = ST.add("SEQ", MAX_CELLS, "cell ``i``: number of the turn whose placement covered it (0 = empty), so "
+             "drawings can outline each tile")
+REMAIN = ST.add("REMAIN", MAX_PLAYERS * NUM_TILE_TYPES, "``REMAIN + 10 * seat + t``: unplaced copies of tile type t")
+PILLARS = ST.add("PILLARS", MAX_PLAYERS, "pillars placed by seat (0..3)")
+PILLAR_TURNS = ST.add("PILLAR_TURNS", MAX_PLAYERS, "opening pillar turns used by seat (0..2; a skip counts)")
+THIRD = ST.add("THIRD", MAX_PLAYERS, "1 while seat may still place its third pillar")
+OUT = ST.add("OUT", MAX_PLAYERS, "1 once seat is out of the current game")
+MATCH_PEN = ST.add("MATCH_PEN", MAX_PLAYERS, "seat's summed penalty over the finished games of the match")
+GAME_PEN = ST.add("GAME_PEN", MAX_PLAYERS * MAX_PLAYERS, "``GAME_PEN + 4 * game + seat``: penalty of each "
+                  "finished game")
+STATE_LEN = ST.size
 
 # ---- params vector ----------------------------------------------------------------------------
 P_PLAYERS = 0
@@ -145,12 +137,35 @@ P_START = 1
 P_MATCH = 2
 PARAMS_LEN = 3
 
+
 # ---- observation planes (seat-relative: rel = (seat - observer) mod n) --------------------------
+def _obs_planes(n: int) -> Layout:
+    lay = Layout(f"observation planes, {n} players")
+    lay.add("TILES", n, "plane ``rel``: 1 where seat ``rel`` has a tile square")
+    lay.add("PILLARS", n, "1 where seat ``rel`` has a pillar")
+    lay.add("REMAIN", NUM_TILE_TYPES * n, "``+ 10 rel + t``: unplaced copies of tile type t of seat ``rel`` "
+            "(constant over the board)")
+    lay.add("THIRD", n, "1 while seat ``rel`` may still place its third pillar")
+    lay.add("OPENING", n, "opening pillar turns still to come for seat ``rel`` (0-2)")
+    lay.add("OUT", n, "1 once seat ``rel`` is out of the current game")
+    lay.add("MATCH_PEN", n, "seat ``rel``'s summed penalty of finished match games (at most 127)")
+    lay.add("GAMES", 1, "number of finished games of the match")
+    return lay
+
+
+OBS_PLANES = per_count(_obs_planes, BOARD_SIZE)
+OBS_BLOCKS = ("TILES", "PILLARS", "REMAIN", "THIRD", "OPENING", "OUT", "MATCH_PEN", "GAMES")
+#: OBS_OFF[n, k]: first plane of group OBS_BLOCKS[k] for n players
+OBS_OFF = offsets_table(OBS_PLANES, OBS_BLOCKS)
+O_TILES, O_PILLARS, O_REMAIN, O_THIRD, O_OPENING, O_OUT, O_MATCH_PEN, O_GAMES = range(len(OBS_BLOCKS))
+
+
 def num_planes(n: int) -> int:
-    """tiles(n) + pillars(n) + remaining per type(10n) + third pillar(n) + opening pillar turns
-    left(n) + out(n) + match penalty(n) + games finished(1)."""
-    return 16 * n + 1
+    return OBS_PLANES[n].size
 
 
 def num_actions(size: int) -> int:
     return (NUM_ORIENTS + 1) * size * size
+
+
+__doc__ = (__doc__ or "").replace("{STATE_TABLE}", ST.table()).replace("{OBS_TABLE}", table_by_count(OBS_PLANES))

@@ -5,7 +5,7 @@ Actions (S = board side)::
     a = o * S*S + cell        place orientation o (0..33) with its anchor square on cell
     a = 34 * S*S + cell       place a pillar on cell
 
-Every rule of ``shared/rules/callisto.md`` has a function here named after it.
+Every rule of ``docs/rules/callisto.md`` has a function here named after it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,15 @@ from callisto_env.layout import (
     ORIENT_DC,
     ORIENT_DR,
     ORIENT_NCELLS,
+    O_GAMES,
+    O_MATCH_PEN,
+    O_OPENING,
+    O_OUT,
+    O_PILLARS,
+    O_REMAIN,
+    O_THIRD,
+    O_TILES,
+    OBS_OFF,
     ORIENT_TILE,
     OUT,
     P_MATCH,
@@ -33,7 +42,6 @@ from callisto_env.layout import (
     P_START,
     PILLAR_TURNS,
     PILLARS,
-    PILLARS_PER_PLAYER,
     REMAIN,
     SEQ,
     SIZE,
@@ -46,7 +54,7 @@ from callisto_env.layout import (
 )
 from gamecore.jit import jit
 from gamecore.kernels import check_header
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_RNG, H_TERMINAL
+from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.rng import rng_seed
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -277,6 +285,7 @@ def settle(state: np.ndarray, seat: int) -> None:
         if state[OUT + p] == 0:
             if _scan(state, p, dummy, False) > 0:
                 state[H_CURRENT] = p
+                state[H_OWNER] = p
                 return
             if state[PILLAR_TURNS + p] < 2:
                 state[PILLAR_TURNS + p] += 1  # no free ring cell: this pillar placement is skipped
@@ -304,6 +313,7 @@ def _end_game(state: np.ndarray) -> bool:
     state[H_TERMINAL] = 1
     state[H_DONE] = (1 << n) - 1
     state[H_CURRENT] = 0
+    state[H_OWNER] = 0
     return False
 
 
@@ -380,22 +390,23 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
-    """(S, S, 16n + 1) planes, channel last, flattened; plane groups are seat-relative
-    (rel = (seat - player) mod n, so the observer is always rel 0)."""
+    """(S, S, C) planes, channel last, flattened (groups in ``layout.OBS_PLANES``); plane groups
+    are seat-relative (rel = (seat - player) mod n, so the observer is always rel 0)."""
     n = state[H_NPLAYERS]
     S = state[SIZE]
-    C = 16 * n + 1
+    off = OBS_OFF[n]
+    C = off[O_GAMES] + 1
     # the constant planes are the same at every cell: build one cell's vector, then copy it
     cell = np.zeros(C, dtype=np.int8)
     for q in range(n):
         rel = (q - player + n) % n
         for k in range(NUM_TILE_TYPES):
-            cell[2 * n + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
-        cell[12 * n + rel] = state[THIRD + q]
-        cell[13 * n + rel] = 2 - state[PILLAR_TURNS + q]
-        cell[14 * n + rel] = state[OUT + q]
-        cell[15 * n + rel] = min(state[MATCH_PEN + q], 127)
-    cell[16 * n] = state[GAME]
+            cell[off[O_REMAIN] + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
+        cell[off[O_THIRD] + rel] = state[THIRD + q]
+        cell[off[O_OPENING] + rel] = 2 - state[PILLAR_TURNS + q]
+        cell[off[O_OUT] + rel] = state[OUT + q]
+        cell[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
+    cell[off[O_GAMES]] = state[GAME]
     for i in range(S * S):
         base = i * C
         for k in range(C):
@@ -404,52 +415,98 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         if v != 0:
             rel = (cell_owner(v) - player + n) % n
             if is_pillar(v):
-                out[base + n + rel] = 1
+                out[base + off[O_PILLARS] + rel] = 1
             else:
-                out[base + rel] = 1
+                out[base + off[O_TILES] + rel] = 1
+
+
+@jit
+def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
+    """Callisto hides nothing and has no chance: only the generator is reseeded."""
+    rng_seed(state, H_RNG, seed)
 
 
 @jit
 def check_state(state: np.ndarray, params: np.ndarray) -> int:
-    """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
+    """0 if ``state`` is a Callisto position of these params that play can continue from, else
+    (index of the first bad slot) + 1: every slot in range, the options as in ``params``, the
+    pillars accounted for and never side by side, the counters and the done bits consistent.
+    (Positions built from ASCII may hold tile squares without matching unplaced counts; the fuzz
+    tests check that conservation separately.)"""
     n = params[P_PLAYERS]
-    bad = check_header(state, n)
+    bad = check_header(state, n, 1)
     if bad:
         return bad
     if state[SIZE] != board_size_for(n):
         return SIZE + 1
-    if state[START] < 0 or state[START] >= n:
-        return START + 1
-    if state[FIRST_START] < 0 or state[FIRST_START] >= n:
-        return FIRST_START + 1
-    if state[MATCH] < 0 or state[MATCH] > 1:
+    if state[MATCH] != params[P_MATCH]:
         return MATCH + 1
-    if state[GAME] < 0 or state[GAME] >= n:
+    if state[FIRST_START] != params[P_START]:
+        return FIRST_START + 1
+    if state[GAME] < 0 or state[GAME] >= n or (state[MATCH] == 0 and state[GAME] != 0):
         return GAME + 1
+    if state[START] != (state[FIRST_START] + state[GAME]) % n:
+        return START + 1
+    if state[TURNS] < 0 or state[TURNS] > MAX_COUNTER:
+        return TURNS + 1
     S = state[SIZE]
+    pillars = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for i in range(MAX_CELLS):
         v = state[BOARD + i]
         if v < 0 or v > 4 * (NUM_TILE_TYPES + 1) or (i >= S * S and v != 0):
             return BOARD + i + 1
         if v != 0 and cell_owner(v) >= n:
             return BOARD + i + 1
-        if state[SEQ + i] < 0:
+        seq = state[SEQ + i]
+        if seq < 0 or seq > state[TURNS] or (seq == 0) != (v == 0):
             return SEQ + i + 1
+        if v != 0:
+            if is_pillar(v):
+                pillars[cell_owner(v)] += 1
+                r = i // S
+                c = i % S
+                if (c + 1 < S and is_pillar(state[BOARD + i + 1])) or \
+                        (r + 1 < S and is_pillar(state[BOARD + i + S])):
+                    return BOARD + i + 1  # two pillars side by side
     for p in range(MAX_PLAYERS):
+        live = p < n
         for t in range(NUM_TILE_TYPES):
             k = state[REMAIN + NUM_TILE_TYPES * p + t]
-            if k < 0 or k > TILE_COPIES[t]:
+            if k < 0 or k > TILE_COPIES[t] or (not live and k != 0):
                 return REMAIN + NUM_TILE_TYPES * p + t + 1
-        if state[PILLARS + p] < 0 or state[PILLARS + p] > PILLARS_PER_PLAYER:
-            return PILLARS + p + 1
-        if state[PILLAR_TURNS + p] < 0 or state[PILLAR_TURNS + p] > 2:
+        turns = state[PILLAR_TURNS + p]
+        third = state[THIRD + p]
+        if turns < 0 or turns > 2 or (not live and turns != 0):
             return PILLAR_TURNS + p + 1
-        if state[THIRD + p] < 0 or state[THIRD + p] > 1:
+        if third < 0 or third > 1 or (not live and third != 0) or (live and turns < 2 and third != 1):
             return THIRD + p + 1
-        if state[OUT + p] < 0 or state[OUT + p] > 1:
+        opening = state[PILLARS + p] - (1 - third)  # pillars placed in the opening turns
+        if state[PILLARS + p] != pillars[p] or (live and (opening < 0 or opening > turns)):
+            return PILLARS + p + 1
+        out = state[OUT + p]
+        if out < 0 or out > 1 or (not live and out != 1):
             return OUT + p + 1
-        if state[MATCH_PEN + p] < 0:
+        if live and state[H_TERMINAL] == 0:
+            done = (state[H_DONE] >> p) & 1
+            if done != (0 if state[MATCH] == 1 else out):
+                return H_DONE + 1
+        if state[MATCH_PEN + p] < 0 or (not live and state[MATCH_PEN + p] != 0):
             return MATCH_PEN + p + 1
-    if state[H_TERMINAL] == 0 and state[OUT + state[H_CURRENT]] == 1:
+    finished = state[GAME] + (1 if state[H_TERMINAL] == 1 else 0)
+    for p in range(MAX_PLAYERS):
+        total = 0
+        for g in range(MAX_PLAYERS):
+            pen = state[GAME_PEN + MAX_PLAYERS * g + p]
+            if pen < 0 or pen > 47 or ((g >= finished or p >= n) and pen != 0):
+                return GAME_PEN + MAX_PLAYERS * g + p + 1
+            total += pen
+        if total != state[MATCH_PEN + p]:
+            return MATCH_PEN + p + 1
+    if state[H_TERMINAL] == 0:
+        if state[OUT + state[H_CURRENT]] == 1:
+            return H_CURRENT + 1
+        if state[H_OWNER] != state[H_CURRENT]:
+            return H_OWNER + 1
+    elif state[H_CURRENT] != 0 or state[H_OWNER] != 0:
         return H_CURRENT + 1
     return 0

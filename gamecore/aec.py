@@ -3,7 +3,15 @@
 A game's ``raw_env`` is a three-line subclass of :class:`BaseRawEnv` naming its :class:`GameSpec`.
 This class owns everything generic: agent names, spaces, seeding, the observation dict, masks that
 are zero for seats not deciding, terminal rewards, the illegal-action policy, dead steps, state
-save/restore, and the ``ansi`` / ``rgb_array`` / ``human`` render modes.
+save/restore, views, and the ``ansi`` / ``rgb_array`` / ``human`` render modes.
+
+Options every game's env takes besides its own: ``num_players`` (default: the game's smallest
+count), ``reward_mode`` (``"rank"`` | ``"score"``), ``render_mode``, ``viewer`` (what renders
+show: ``"public"`` (default: no hands, secret cards or deck order), ``"all"`` or a seat / agent
+name) and ``illegal``: what a masked-out action does. ``"raise"`` (``raw_env``'s default) raises
+:class:`IllegalActionError` and changes nothing; ``"lose"`` (``env()``'s default, PettingZoo's
+classic convention) ends the game at once with -1 for the mover and 0 for everyone else. An action
+outside the action space, or not an integer, always raises.
 
 Seats that are out before the game ends (Callisto) are terminated at once, but they are stepped
 with ``None`` (and removed from ``agents``) only when the whole game ends, so that they still
@@ -18,13 +26,30 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_TERMINAL, GameSpec, check_int_array
+from gamecore.protocol import (
+    H_CURRENT,
+    H_DONE,
+    H_NPLAYERS,
+    H_TERMINAL,
+    VIEW_ALL,
+    VIEW_PUBLIC,
+    GameSpec,
+    check_int_array,
+)
 from gamecore.rewards import REWARD_MODES, REWARD_SCORE, rank_rewards
 from gamecore.rng import episode_seed, python_seed_to_int
+
+ILLEGAL_MODES = ("raise", "lose")
+_SHOWN = 60  # characters of a bad input echoed back in an error
 
 
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the current position."""
+
+
+def short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
 
 
 class BaseRawEnv(AECEnv):
@@ -46,28 +71,35 @@ class BaseRawEnv(AECEnv):
 
     def __init__(
         self,
-        num_players: int = 2,
+        num_players: int | None = None,
         reward_mode: str = "rank",
         render_mode: str | None = None,
+        viewer: int | str = "public",
+        illegal: str = "raise",
         **options: Any,
     ) -> None:
         super().__init__()
+        game = self.game
         if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
+            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {short_repr(reward_mode)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {short_repr(render_mode)}"
             )
-        game = self.game
+        if illegal not in ILLEGAL_MODES:
+            raise ValueError(f"illegal must be one of {list(ILLEGAL_MODES)}, got {short_repr(illegal)}")
         self._params = game.make_params(num_players=num_players, **options)
         self.num_players = int(self._params[0])
         self.reward_mode = reward_mode
         self._reward_code = REWARD_MODES[reward_mode]
         self.render_mode = render_mode
+        self.illegal = illegal
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.viewer = self._viewer_code(viewer)
         self._num_actions = game.num_actions(self._params)
         self._obs_shape = game.obs_shape(self._params)
+        self._obs_len = int(np.prod(self._obs_shape))
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -87,11 +119,32 @@ class BaseRawEnv(AECEnv):
         self._stream: int | None = None
         self._episode = 0
         self._has_reset = False
+        self._forfeit = False  # the game ended on an illegal action (illegal="lose")
 
     @property
     def _kernels(self):
         # a property, not an attribute: modules cannot be pickled or deep-copied
         return self.game.kernels
+
+    def _viewer_code(self, viewer: int | str | None) -> int:
+        """A viewer (seat, agent name, "public", "all") as the int the game's views take."""
+        if viewer is None or viewer == "public":
+            return VIEW_PUBLIC
+        if viewer == "all":
+            return VIEW_ALL
+        if isinstance(viewer, str) and viewer in self.agent_name_mapping:
+            return self.agent_name_mapping[viewer]
+        if isinstance(viewer, (int, np.integer)) and not isinstance(viewer, (bool, np.bool_)) \
+                and 0 <= int(viewer) < self.num_players:
+            return int(viewer)
+        raise ValueError(
+            f"viewer must be 'public', 'all', a seat 0..{self.num_players - 1} or an agent name, "
+            f"got {short_repr(viewer)}"
+        )
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"reset() must be called before {what}")
 
     # ---- spaces ----------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -123,21 +176,22 @@ class BaseRawEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._has_reset = True
+        self._forfeit = False
 
     def _sync(self) -> None:
         """Bring the AEC bookkeeping in line with the kernel state after it changed."""
         self._mask_fresh = False
         st = self._state
         done_bits = int(st[H_DONE])
-        for agent in self.agents:
-            self.terminations[agent] = bool((done_bits >> self.agent_name_mapping[agent]) & 1)
         if st[H_TERMINAL]:
             for agent in self.agents:
                 self.terminations[agent] = True
             self._final_rewards()
             self.agent_selection = self.agents[0]
-        else:
-            self.agent_selection = self.possible_agents[int(st[H_CURRENT])]
+            return
+        for agent in self.agents:
+            self.terminations[agent] = bool((done_bits >> self.agent_name_mapping[agent]) & 1)
+        self.agent_selection = self.possible_agents[int(st[H_CURRENT])]
 
     def _final_rewards(self) -> None:
         n = self.num_players
@@ -155,47 +209,76 @@ class BaseRawEnv(AECEnv):
             self._mask_fresh = True
         return self._mask
 
+    @property
+    def game_over(self) -> bool:
+        """True once the game has ended (normally or by a forfeit under ``illegal="lose"``)."""
+        return bool(self._state[H_TERMINAL]) or self._forfeit
+
     def step(self, action: Any) -> None:
-        if not self._has_reset:
-            raise RuntimeError("reset() must be called before step()")
+        self._require_reset("step()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has been stepped with None: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._dead_step(action)
             return
         a = self._check_action(action, agent)
+        if a is None:  # illegal="lose": the game ended with the mover losing
+            return
         self._cumulative_rewards[agent] = 0.0
         self._kernels.apply(self._state, a)
-        for ag in self.agents:
-            self.rewards[ag] = 0.0
+        rewards = self.rewards
+        for ag in rewards:
+            rewards[ag] = 0.0
         self._sync()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _check_action(self, action: Any, agent: str) -> int:
-        if action is None or isinstance(action, (bool, np.bool_)):
-            raise IllegalActionError(f"{agent} must act, got action {action!r}")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{agent}: action must be an integer, got {action!r}") from None
-        if a != action:
-            raise IllegalActionError(f"{agent}: action must be an integer, got {action!r}")
-        if not 0 <= a < self._num_actions:
-            raise IllegalActionError(
-                f"{agent}: action {action!r} is out of range 0..{self._num_actions - 1}"
-            )
+    def _check_action(self, action: Any, agent: str) -> int | None:
+        a = self._action_int(action, agent)
         if not self._legal_mask()[a]:
-            raise IllegalActionError(
-                f"{agent}: action {a} ({self.action_to_string(a)!r}) is not legal now"
-            )
+            if self.illegal == "lose":
+                self._forfeit_game(agent)
+                return None
+            raise IllegalActionError(f"{agent}: action {a} ({self.action_to_string(a)!r}) is not legal now")
         return a
+
+    def _action_int(self, action: Any, who: str) -> int:
+        """An action as an int in range, or IllegalActionError naming ``who`` and the value."""
+        if action is None or isinstance(action, (bool, np.bool_)):
+            raise IllegalActionError(f"{who} must act with an integer action, got {short_repr(action)}")
+        if isinstance(action, (int, np.integer)):
+            a = int(action)
+        else:
+            try:
+                a = int(action)
+                integral = a == action
+            except (TypeError, ValueError, OverflowError):
+                integral = False
+            if not integral:
+                raise IllegalActionError(f"{who}: action must be an integer, got {short_repr(action)}") from None
+        if not 0 <= a < self._num_actions:
+            raise IllegalActionError(f"{who}: action {short_repr(action)} is out of range 0..{self._num_actions - 1}")
+        return a
+
+    def _forfeit_game(self, agent: str) -> None:
+        """PettingZoo's classic rule for an illegal move: the game ends, the mover gets -1."""
+        self._forfeit = True
+        for ag in self.agents:
+            self.terminations[ag] = True
+            self.rewards[ag] = 0.0
+        self.rewards[agent] = -1.0
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {"illegal_action": True}
+        self._accumulate_rewards()
+        self.agent_selection = self.agents[0]
 
     def _dead_step(self, action: Any) -> None:
         if action is not None:
             raise ValueError("when an agent is terminated, the only valid action is None")
         agent = self.agent_selection
-        if not self._state[H_TERMINAL]:
+        if not self.game_over:
             raise RuntimeError(f"{agent} is out but the game is still running")  # pragma: no cover
         for d in (self.terminations, self.truncations, self.rewards, self._cumulative_rewards, self.infos):
             del d[agent]
@@ -205,13 +288,20 @@ class BaseRawEnv(AECEnv):
         if self.agents:
             self.agent_selection = self.agents[0]
 
+    def last(self, observe: bool = True):
+        self._require_reset("last()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has been stepped with None: call reset()")
+        return super().last(observe)
+
     # ---- observation -----------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_reset("observe()")
         seat = self.agent_name_mapping[agent]
-        obs = np.empty(int(np.prod(self._obs_shape)), dtype=np.int8)
+        obs = np.empty(self._obs_len, dtype=np.int8)
         self._kernels.observe(self._state, seat, obs)
         deciding = (
-            not self._state[H_TERMINAL]
+            not self.game_over
             and int(self._state[H_CURRENT]) == seat
             and not self.terminations.get(agent, True)
         )
@@ -221,55 +311,63 @@ class BaseRawEnv(AECEnv):
     # ---- people ----------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         """The action's name in the current position, e.g. ``"T5 r90 c5"``."""
-        a = int(action)
-        if not 0 <= a < self._num_actions:
-            raise IllegalActionError(f"action {action!r} is out of range 0..{self._num_actions - 1}")
-        return self.game.action_to_string(self._state, a)
+        self._require_reset("action_to_string()")
+        return self.game.action_to_string(self._state, self._action_int(action, "action_to_string"))
 
     def string_to_action(self, text: str) -> int:
         """Inverse of :meth:`action_to_string` in the current position (legal actions first)."""
-        want = " ".join(str(text).split())
+        self._require_reset("string_to_action()")
+        if not isinstance(text, str):
+            raise TypeError(f"an action string must be a str, got {short_repr(text)}")
+        want = " ".join(text.split())
         mask = self._legal_mask()
         for a in np.flatnonzero(mask):
             if self.game.action_to_string(self._state, int(a)) == want:
                 return int(a)
-        for a in range(self._num_actions):
-            if not mask[a] and self.game.action_to_string(self._state, a) == want:
-                return a
+        if len(want) <= 200:
+            for a in range(self._num_actions):
+                if not mask[a] and self.game.action_to_string(self._state, a) == want:
+                    return a
         legal = [self.game.action_to_string(self._state, int(a)) for a in np.flatnonzero(mask)[:8]]
-        raise ValueError(f"no action is named {text!r}; legal now include {legal}")
+        raise ValueError(f"no action is named {short_repr(text)}; legal now include {legal}")
 
     def legal_actions(self) -> list[int]:
+        self._require_reset("legal_actions()")
+        if self.game_over:
+            return []
         return [int(a) for a in np.flatnonzero(self._legal_mask())]
 
     def legal_action_strings(self) -> list[str]:
         return sorted(self.action_to_string(a) for a in self.legal_actions())
 
-    def to_dict(self, player: int | str | None = None) -> dict[str, Any]:
-        """The game in plain terms as a JSON-serialisable dict: everything, or what ``player`` sees."""
-        seat = None
-        if player is not None:
-            seat = self.agent_name_mapping[player] if isinstance(player, str) else int(player)
-            if not 0 <= seat < self.num_players:
-                raise ValueError(f"player must be 0..{self.num_players - 1} or an agent name, got {player!r}")
-        return self.game.to_dict(self._state, seat)
+    def to_dict(self, viewer: int | str | None = "public") -> dict[str, Any]:
+        """The game in plain terms as a JSON-serialisable dict, as ``viewer`` sees it: a seat or
+        agent name (what that seat may know), ``"public"`` (default: what a spectator sees) or
+        ``"all"`` (everything, including hands and the order of face-down stacks)."""
+        self._require_reset("to_dict()")
+        return self.game.to_dict(self._state, self._viewer_code(viewer))
 
     # ---- save / restore --------------------------------------------------------------------
     def get_state(self) -> np.ndarray:
         """A copy of the whole game state (restore it with :meth:`set_state`)."""
+        self._require_reset("get_state()")
         return self._state.copy()
 
     def set_state(self, state: np.ndarray) -> None:
         """Restore a state from :meth:`get_state`. All seats are live agents again (a finished
-        game's seats are terminated and step with ``None``); reward accumulators start at zero."""
+        game's seats are terminated and step with ``None``); reward accumulators start at zero.
+        A state the game could not continue from is rejected with ValueError and changes nothing."""
         st = check_int_array("state", state, (self._kernels.STATE_LEN,))
         if int(st[H_NPLAYERS]) != self.num_players:
-            raise ValueError(
-                f"state is for {int(st[H_NPLAYERS])} players, this env has {self.num_players}"
-            )
+            raise ValueError(f"state is for {int(st[H_NPLAYERS])} players, this env has {self.num_players}")
         bad = self._kernels.check_state(st, self._params)
         if bad:
-            raise ValueError(f"malformed {self.game.name} state: slot {bad - 1} is out of range")
+            raise ValueError(f"malformed {self.game.name} state: slot {bad - 1} is out of range or inconsistent")
+        if not st[H_TERMINAL]:
+            probe = np.zeros(self._num_actions, dtype=np.int8)
+            if self._kernels.legal_mask(st, probe) == 0:
+                raise ValueError(f"malformed {self.game.name} state: the game is running but the decider has no "
+                                 "legal action")
         self._state[:] = st
         self._fresh_bookkeeping()
         if self._stream is None:
@@ -295,9 +393,10 @@ class BaseRawEnv(AECEnv):
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        self._require_reset("render()")
         if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self._state)
-        text = self.game.render_ansi(self._state)
+            return self.game.render_rgb(self._state, self.viewer)
+        text = self.game.render_ansi(self._state, self.viewer)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -307,13 +406,26 @@ class BaseRawEnv(AECEnv):
         pass
 
     def __str__(self) -> str:
-        return self.game.render_ansi(self._state) if self._has_reset else f"{self.game.env_id} (not reset)"
+        if not self._has_reset:
+            return f"{self.game.env_id} (not reset)"
+        return self.game.render_ansi(self._state, self.viewer)
 
 
 def wrap_env(raw: BaseRawEnv) -> AECEnv:
-    """PettingZoo's classic wrapper stack: an illegal move ends the game and the mover loses."""
+    """PettingZoo's order-enforcing wrapper around a raw env (``env()`` of every game)."""
     from pettingzoo.utils import wrappers
 
-    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return wrappers.OrderEnforcingWrapper(raw)
+
+
+def make_env_factory(raw_cls: type[BaseRawEnv]):
+    """The game's ``env(**kwargs)``: ``raw_env`` with ``illegal="lose"`` by default, inside
+    PettingZoo's order-enforcing wrapper."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        """`raw_env` inside PettingZoo's order-enforcing wrapper; an illegal (masked-out) action ends
+        the game with -1 for the mover unless `illegal="raise"`."""
+        kwargs.setdefault("illegal", "lose")
+        return wrap_env(raw_cls(**kwargs))
+
+    return env

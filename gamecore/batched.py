@@ -12,23 +12,54 @@ Game ``i`` of a batch seeded ``s`` plays exactly the games of a sequential env r
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from gamecore.games import batched_kernels, get_game
+from gamecore.batch_kernels import build
+from gamecore.games import get_game
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
-from gamecore.rng import python_seed_to_int
+from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_seed_array
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the OS reports as available (Linux), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def batch_bytes(game: GameSpec, params: np.ndarray, num_envs: int) -> int:
+    """Bytes the arrays of a ``num_envs``-game batch take (states, final states, masks, obs, ...)."""
+    n = int(params[0])
+    per_game = (
+        2 * game.kernels.STATE_LEN * 8  # states, final states
+        + game.num_actions(params)  # masks
+        + int(np.prod(game.obs_shape(params)))  # observations
+        + 8 * (4 + 2 * n)  # players, streams, episodes, dones, rewards, keys
+        + 1  # active flags
+    )
+    return per_game * num_envs
 
 
 class BatchedGames:
     """``num_envs`` games of one kind stepped together.
 
-    Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next call):
-    ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``current_players`` (N,) int64,
-    ``rewards`` (N, num_players) float64 (non-zero only on the step that ended a game),
+    ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
+    default count. Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
+    call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``current_players`` (N,)
+    int64, ``rewards`` (N, num_players) float64 (non-zero only on the step that ended a game),
     ``dones`` (N,) bool, ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
     """
 
@@ -41,7 +72,7 @@ class BatchedGames:
         **options: Any,
     ) -> None:
         self.game = get_game(game)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
@@ -52,7 +83,15 @@ class BatchedGames:
         self.obs_shape = self.game.obs_shape(self.params)
         self.reward_mode = reward_mode
         self._reward_code = REWARD_MODES[reward_mode]
-        self._k = batched_kernels(self.game)
+        if seed is not None:
+            check_seed(seed, span=self.num_envs)
+        need = batch_bytes(self.game, self.params, self.num_envs)
+        avail = available_memory()
+        if avail is not None and need > avail:
+            raise MemoryError(
+                f"{self.game.name}: a batch of {self.num_envs} games with {self.num_players} players needs "
+                f"{need:,} bytes ({need / 2**30:.1f} GiB) of arrays; only {avail:,} bytes are available"
+            )
         n, slen = self.num_envs, self.game.kernels.STATE_LEN
         self.states = np.zeros((n, slen), dtype=np.int64)
         self.final_states = np.zeros((n, slen), dtype=np.int64)
@@ -69,6 +108,12 @@ class BatchedGames:
         self._has_reset = False
 
     @property
+    def _k(self):
+        # the kernels are looked up, not stored: modules cannot be pickled or deep-copied
+        reset, step, rollout = build(self.game.kernels)
+        return _Kernels(reset, step, rollout)
+
+    @property
     def observations(self) -> np.ndarray:
         return self._obs.reshape((self.num_envs, *self.obs_shape))
 
@@ -77,14 +122,20 @@ class BatchedGames:
         return self._dones.astype(bool)
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Start every game afresh; returns ``(observations, masks)``."""
+        """Start every game afresh; returns ``(observations, masks)``. Game ``i`` plays stream
+        ``seed + i`` (the constructor's seed when omitted, fresh entropy when both are None)."""
         if seed is None:
             seed = self._seed
-        base = python_seed_to_int(seed)
-        self.streams[:] = (base + np.arange(self.num_envs, dtype=np.int64)) & ((1 << 63) - 1)
+        if seed is not None:
+            check_seed(seed, span=self.num_envs)
+            base = int(seed)
+        else:
+            base = python_seed_to_int(None) % (MAX_SEED - self.num_envs)
+        self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
         self.episodes[:] = 0
-        self._k.batch_reset(
-            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players
+        self._k.reset(
+            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players,
+            self._all,
         )
         self._dones[:] = 0
         self.rewards[:] = 0.0
@@ -95,43 +146,73 @@ class BatchedGames:
         """(N, A) bool: the legal actions of the seat deciding in each game."""
         return self.masks.astype(bool)
 
+    def check_active(self, active: Any) -> np.ndarray:
+        """``active`` as an (N,) int8 array of 0/1, or a clear error (before any kernel sees it)."""
+        a = np.asarray(active)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"active must have shape ({self.num_envs},), got {a.shape}")
+        if a.dtype == np.bool_:
+            return a.astype(np.int8)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"active must be a bool or 0/1 integer array, got dtype {a.dtype}")
+        bad = (a != 0) & (a != 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"active[{i}] is {a[i]!r}; active must hold only 0/1 (or True/False)")
+        return a.astype(np.int8)
+
     def check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
-        """Validate a batch of actions (before any kernel sees them)."""
+        """Validate a batch of actions (before any kernel sees them); ``active`` already checked.
+        Errors name the game, the value as passed and the action's string."""
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
-        if a.dtype.kind not in "iu":
-            if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
-                a = a.astype(np.int64)
-            else:
-                raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        a = a.astype(np.int64)
         rows = np.arange(self.num_envs) if active is None else np.flatnonzero(active)
         sub = a[rows]
-        bad = (sub < 0) | (sub >= self.num_actions)
+        kind = a.dtype.kind
+        if kind == "O":
+            if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in sub.tolist()):
+                raise TypeError("actions must be integers")
+        elif kind == "f":
+            if not (np.all(np.isfinite(sub)) and np.all(sub == np.round(sub))):
+                raise TypeError(f"actions must be integers, got dtype {a.dtype} with non-integral values")
+        elif kind not in "iu":
+            raise TypeError(f"actions must be integers, got dtype {a.dtype}")
+        if kind == "O":
+            bad = np.array([not 0 <= x < self.num_actions for x in sub.tolist()], dtype=bool)
+        else:  # exact for every integer width and for floats: no cast before the comparison
+            bad = (sub < 0) | (sub >= self.num_actions)
         if bad.any():
             i = int(rows[np.flatnonzero(bad)[0]])
-            raise ValueError(
-                f"game {i}: action {int(a[i])} is out of range 0..{self.num_actions - 1} "
-                f"(player_{int(self.current_players[i])} to move)"
-            )
-        illegal = self.masks[rows, sub] == 0
+            self._out_of_range(i, a[i])
+        if active is None and kind in "iu":
+            safe = np.ascontiguousarray(a, dtype=np.int64)
+        else:
+            safe = np.zeros(self.num_envs, dtype=np.int64)
+            safe[rows] = sub.astype(np.int64) if kind != "O" else np.array([int(x) for x in sub.tolist()], np.int64)
+        illegal = self.masks[rows, safe[rows]] == 0
         if illegal.any():
             i = int(rows[np.flatnonzero(illegal)[0]])
-            name = self.game.action_to_string(self.states[i], int(a[i]))
+            name = self.game.action_to_string(self.states[i], int(safe[i]))
             raise ValueError(
-                f"game {i}: action {int(a[i])} ({name!r}) is not legal for player_{int(self.current_players[i])}"
+                f"game {i}: action {int(safe[i])} ({name!r}) is not legal for player_{int(self.current_players[i])}"
             )
-        return a
+        return safe
+
+    def _out_of_range(self, i: int, value: Any) -> None:
+        raise ValueError(
+            f"game {i}: action {value!r} is out of range 0..{self.num_actions - 1} "
+            f"(player_{int(self.current_players[i])} to move)"
+        )
 
     def step(self, actions: Any, active: np.ndarray | None = None):
         """Apply one decision in every game (or only where ``active``); returns
         ``(observations, rewards, dones, masks)``. Inactive games are left untouched."""
-        a = self.check_actions(actions, active)
-        act = self._all if active is None else np.ascontiguousarray(active, dtype=np.int8)
-        self._k.batch_step(
+        act = self._all if active is None else self.check_active(active)
+        a = self.check_actions(actions, None if active is None else act)
+        self._k.step(
             self.states, a, act, self.params, self.streams, self.episodes, self._reward_code,
             self.rewards, self._dones, self.final_states, self.masks, self._obs, self.current_players,
             self._keys,
@@ -142,21 +223,52 @@ class BatchedGames:
         return self.observations, self.rewards, self.dones, self.masks
 
     def random_rollout(self, games_per_env: int = 1, seed: int | None = None) -> int:
-        """Play ``games_per_env`` uniformly random games in every slot inside one jitted call;
-        return the number of decisions taken (the throughput path for benchmarks)."""
-        rng = (python_seed_to_int(seed) + np.arange(self.num_envs, dtype=np.int64)) & ((1 << 63) - 1)
+        """Play ``games_per_env`` uniformly random games in every slot inside one jitted call and
+        return the number of decisions taken (the throughput path for benchmarks).
+
+        Slot ``i`` plays episodes ``0..games_per_env-1`` of stream ``seed + i`` (the games a
+        sequential env reset with ``seed=seed + i`` plays); the picks are seeded from the same
+        streams. The batch's own games are not touched: ``step()`` continues them afterwards."""
+        if isinstance(games_per_env, (bool, np.bool_)) or not isinstance(games_per_env, (int, np.integer)) \
+                or games_per_env < 1:
+            raise ValueError(f"games_per_env must be a positive int, got {games_per_env!r}")
+        if seed is None:
+            seed = self._seed if self._seed is not None else python_seed_to_int(None) % (MAX_SEED - self.num_envs)
+        check_seed(seed, span=self.num_envs)
+        streams = int(seed) + np.arange(self.num_envs, dtype=np.int64)
+        rng = np.zeros(self.num_envs, dtype=np.int64)
+        rng_seed_array(rng, streams, -1)
+        scratch = np.zeros_like(self.states)
+        masks = np.zeros_like(self.masks)
         decisions = np.zeros(self.num_envs, dtype=np.int64)
-        self._k.batch_random_rollout(self.states, self.params, rng, self.masks, int(games_per_env), decisions)
-        self._has_reset = False  # the states now hold finished games
+        self._k.rollout(scratch, self.params, streams, rng, masks, int(games_per_env), decisions)
         return int(decisions.sum())
+
+    def __repr__(self) -> str:
+        return f"BatchedGames({self.game.name!r}, num_envs={self.num_envs}, num_players={self.num_players})"
+
+
+class _Kernels:
+    __slots__ = ("reset", "step", "rollout")
+
+    def __init__(self, reset, step, rollout) -> None:
+        self.reset, self.step, self.rollout = reset, step, rollout
+
+
+class RandomOpponent:
+    """Picks uniformly among legal actions, from its own seeded generator (picklable)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        noise = self.rng.random(masks.shape)
+        return np.argmax(np.where(masks > 0, noise, -1.0), axis=1)
 
 
 def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """An opponent that picks uniformly among legal actions."""
-    rng = np.random.default_rng(seed)
+    return RandomOpponent(seed)
 
-    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        noise = rng.random(masks.shape)
-        return np.argmax(np.where(masks > 0, noise, -1.0), axis=1)
 
-    return act
+__all__ = ["BatchedGames", "RandomOpponent", "random_opponent", "batch_bytes", "episode_seed"]

@@ -3,26 +3,27 @@
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
 
 from gamecore.protocol import GameSpec
 
+#: every game of the library: name -> package
 GAMES = {
     "callisto": "callisto_env",
     "calcada": "calcada_env",
 }
 
 
+def game_key(game: str) -> str:
+    """``"Calçada"``, ``"calcada-v0"``, ``"CALCADA"`` -> ``"calcada"``."""
+    return str(game).lower().replace("ç", "c").split("-")[0].split("/")[-1]
+
+
 def get_game(game: str | GameSpec) -> GameSpec:
     if isinstance(game, GameSpec):
         return game
-    key = str(game).lower().replace("ç", "c").split("-")[0]
+    if not isinstance(game, str):
+        raise TypeError(f"game must be a name or a GameSpec, got {type(game).__name__}")
+    key = game_key(game)
     if key not in GAMES:
         raise ValueError(f"unknown game {game!r}; available: {', '.join(sorted(GAMES))}")
     return importlib.import_module(GAMES[key]).GAME
-
-
-def batched_kernels(game: GameSpec) -> ModuleType:
-    """The game's ``batched`` module (parallel kernels), imported on first use."""
-    package = game.kernels.__name__.rsplit(".", 1)[0]
-    return importlib.import_module(f"{package}.batched")

@@ -1,94 +1,237 @@
-"""The one place numba options are chosen.
+"""The one place numba options are chosen, and how compiled kernels are cached.
 
-Every kernel in the project is compiled with ``cache=True`` so that the second process to import a
-game loads machine code from ``__pycache__`` instead of compiling again. ``parallel=True`` is used
-only for the batched kernels (``pjit``); the per-game kernels stay serial so one game can be stepped
-cheaply from Python.
+Every kernel is compiled with ``cache=True`` so that a second process loads machine code instead
+of compiling again. ``parallel=True`` is used only for the batched kernels (``pjit``); the per-game
+kernels stay serial so one game can be stepped cheaply from Python.
 
-numba decides whether a cached kernel is stale from the kernel's *own* source file only, so a
-batched kernel in ``batched.py`` keeps running old code after ``rules.py`` changes. For this
-project's files we therefore stamp every cached kernel with a digest of all the project's kernel
-sources (:func:`project_digest`): editing any of them recompiles everything that may have inlined it.
+Cache correctness
+-----------------
+numba decides whether a cached kernel is stale from the kernel's *own* source file, so a batched
+kernel keeps running old rules after ``rules.py`` changes. Project kernels are therefore stamped
+with a digest of the **kernel sources** they may inline (:func:`kernel_sources`): a game's kernels
+with gamecore's kernel modules plus that game's ``rules*.py`` / ``layout*.py`` / ``kernels*.py``;
+gamecore's kernels (the batched factory serves every game) with the kernel sources of all games.
+The digest is taken over each module's syntax tree with docstrings removed (comments never reach
+the tree), and cache files are named by the function's own normalised source instead of its line
+number, so editing a docstring or a comment recompiles nothing, while editing any code a kernel
+may see recompiles every kernel that may have inlined it.
+
+If numba's caching internals move so that the stamp cannot be installed, caching of project
+kernels is switched off with a warning (slow start-ups, never stale code); the test suite fails.
+
+Where the cache lives
+---------------------
+``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside the sources, else numba's per-user cache
+directory, else ``<tempdir>/tabletop-rl-envs-numba-<uid>``. If none is writable (a read-only
+install with a read-only home and temp dir), kernels compile without caching and one warning says
+so.
 
 Set ``NUMBA_BOUNDSCHECK=1`` to make every array access checked (the fuzz tests do).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import inspect
+import os
+import tempfile
+import warnings
 from pathlib import Path
 
 import numba
 
-#: serial kernels: rules, observation, masks
-jit = numba.njit(cache=True, nogil=True)
-#: batched kernels, one game per ``prange`` iteration
-pjit = numba.njit(cache=True, nogil=True, parallel=True)
-
 _ROOT = Path(__file__).resolve().parent.parent
 #: the packages whose kernels may call one another
 PROJECT_PACKAGES = ("gamecore", "callisto_env", "calcada_env", "cultivo_env", "calimala_env")
+#: gamecore's modules that hold kernels or constants kernels read
+GAMECORE_KERNEL_MODULES = (
+    "jit.py", "header.py", "layout.py", "rng.py", "kernels.py", "rewards.py", "batch_kernels.py", "mcts.py",
+)
+#: a game package's modules that hold kernels or constants kernels read
+GAME_KERNEL_PATTERNS = ("rules*.py", "layout*.py", "kernels*.py")
+
+CACHE_STAMPED = False  # set once the stamped locators are installed
 
 
-def _project_files() -> list[Path]:
-    files: list[Path] = []
-    for pkg in PROJECT_PACKAGES:
-        files.extend(sorted((_ROOT / pkg).glob("*.py")))
-    return files
+def kernel_sources(package: str | None = None) -> list[Path]:
+    """The kernel source files a kernel of ``package`` may inline (None: every package's)."""
+    files = [_ROOT / "gamecore" / m for m in GAMECORE_KERNEL_MODULES]
+    games = [p for p in PROJECT_PACKAGES if p != "gamecore"]
+    if package is not None and package != "gamecore":
+        games = [package]
+    for pkg in games:
+        for pattern in GAME_KERNEL_PATTERNS:
+            files.extend(sorted((_ROOT / pkg).glob(pattern)))
+    return [f for f in files if f.is_file()]
 
 
-@functools.lru_cache(maxsize=1)
-def project_digest() -> str:
-    """SHA-256 over the source of every project module (computed once per process)."""
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+@functools.lru_cache(maxsize=None)
+def _normalised(path: str, mtime_ns: int, size: int) -> bytes:
+    source = Path(path).read_text(encoding="utf-8")
+    return ast.dump(_strip_docstrings(ast.parse(source)), include_attributes=False).encode()
+
+
+def normalised_source(path: Path) -> bytes:
+    """A module's code without docstrings, comments or layout (its syntax tree)."""
+    st = path.stat()
+    return _normalised(str(path), st.st_mtime_ns, st.st_size)
+
+
+def kernel_digest(package: str | None = None) -> str:
+    """SHA-256 over the normalised kernel sources of ``package`` (None: all packages)."""
     h = hashlib.sha256()
-    for path in _project_files():
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    for path in kernel_sources(package):
+        h.update(path.relative_to(_ROOT).as_posix().encode())
+        h.update(normalised_source(path))
     return h.hexdigest()
 
 
-def _is_project_file(py_file: str) -> bool:
+def _project_package(py_file: str) -> str | None:
     try:
         rel = Path(py_file).resolve().relative_to(_ROOT)
     except (ValueError, OSError):
-        return False
-    return len(rel.parts) == 2 and rel.parts[0] in PROJECT_PACKAGES
+        return None
+    if len(rel.parts) == 2 and rel.parts[0] in PROJECT_PACKAGES:
+        return rel.parts[0]
+    return None
 
 
-def _install_project_locators() -> None:
-    """Put digest-stamped versions of numba's file-backed cache locators first in its list."""
+def _function_key(py_func) -> str:
+    """Names a kernel's cache files by its normalised source (stable when lines move)."""
+    try:
+        src = inspect.getsource(py_func)
+        tree = _strip_docstrings(ast.parse(_dedent(src)))
+        body = ast.dump(tree, include_attributes=False)
+    except (OSError, TypeError, SyntaxError):
+        body = py_func.__code__.co_code.hex()
+    return hashlib.sha256(body.encode()).hexdigest()[:12]
+
+
+def _dedent(src: str) -> str:
+    lines = src.splitlines()
+    indent = min((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), default=0)
+    return "\n".join(ln[indent:] for ln in lines)
+
+
+def _fallback_cache_dir() -> str:
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    return os.path.join(tempfile.gettempdir(), f"tabletop-rl-envs-numba-{uid}")
+
+
+def _install_stamped_locators() -> bool:
+    """Put digest-stamped versions of numba's file-backed cache locators first in its list, and a
+    temp-dir locator last. Returns False (with a warning) if numba's internals moved."""
+    global CACHE_STAMPED
     try:
         from numba.core import caching
-    except ImportError:  # pragma: no cover - numba moved its internals; plain caching still works
-        return
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    if impl is None or getattr(impl, "_project_locators_installed", False):
-        return
-    bases = []
-    for name in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator"):
-        base = getattr(caching, name, None) or getattr(caching, "_" + name, None)
-        if base is not None:
-            bases.append(base)
+
+        impl = caching.CacheImpl
+        bases = [caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator]
+        impl._locator_classes  # noqa: B018 - must exist
+        for base in bases:
+            base.get_source_stamp  # noqa: B018
+            base.get_disambiguator  # noqa: B018
+            base.from_function  # noqa: B018
+    except (ImportError, AttributeError) as exc:
+        warnings.warn(
+            f"tabletop-rl-envs: numba {numba.__version__} moved its cache internals ({exc}); project kernels "
+            "compile without caching so that no stale machine code can run",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return False
+    if getattr(impl, "_tabletop_stamped", False):
+        CACHE_STAMPED = True
+        return True
 
     def stamped(base):
-        class ProjectStamped(base):
+        class Stamped(base):
+            def __init__(self, py_func, py_file):
+                super().__init__(py_func, py_file)
+                self._tabletop_package = _project_package(py_file)
+                self._tabletop_key = _function_key(py_func)
+
             def get_source_stamp(self):
-                return (super().get_source_stamp(), project_digest())
+                return ("tabletop-rl-envs", kernel_digest(self._tabletop_package))
+
+            def get_disambiguator(self):
+                return self._tabletop_key
 
             @classmethod
             def from_function(cls, py_func, py_file):
-                if not _is_project_file(py_file):
+                if _project_package(py_file) is None:
                     return None
                 return super().from_function(py_func, py_file)
 
-        ProjectStamped.__name__ = f"Project{base.__name__.lstrip('_')}"
-        return ProjectStamped
+        Stamped.__name__ = f"Stamped{base.__name__}"
+        return Stamped
 
-    impl._locator_classes = [stamped(b) for b in bases] + list(impl._locator_classes)
-    impl._project_locators_installed = True
+    class TempDirLocator(stamped(caching.UserProvidedCacheLocator)):
+        """Last resort for a read-only install: a per-user directory under the temp dir."""
+
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            self._cache_path = os.path.join(_fallback_cache_dir(), self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _project_package(py_file) is None:
+                return None
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None
+            return self
+
+    impl._locator_classes = [stamped(b) for b in bases] + list(impl._locator_classes) + [TempDirLocator]
+    impl._tabletop_stamped = True
+    CACHE_STAMPED = True
+    return True
 
 
-_install_project_locators()
+_STAMPED = _install_stamped_locators()
+_warned_uncached = False
 
-__all__ = ["jit", "pjit", "numba", "project_digest"]
+
+def _make(options: dict):
+    def decorate(func):
+        global _warned_uncached
+        if not _STAMPED:
+            return numba.njit(cache=False, **options)(func)
+        try:
+            return numba.njit(cache=True, **options)(func)
+        except RuntimeError as exc:  # no writable cache location at all
+            if "no locator available" not in str(exc):
+                raise
+            if not _warned_uncached:
+                _warned_uncached = True
+                warnings.warn(
+                    "tabletop-rl-envs: no writable numba cache directory (set NUMBA_CACHE_DIR to one); "
+                    "kernels are compiled in every process",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            return numba.njit(cache=False, **options)(func)
+
+    return decorate
+
+
+#: serial kernels: rules, observation, masks
+jit = _make({"nogil": True})
+#: batched kernels, one game per ``prange`` iteration
+pjit = _make({"nogil": True, "parallel": True})
+
+__all__ = ["jit", "pjit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED"]

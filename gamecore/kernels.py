@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from gamecore.header import (
+    H_CURRENT,
+    H_DECISIONS,
+    H_DONE,
+    H_NPLAYERS,
+    H_OWNER,
+    H_PHASE,
+    H_TERMINAL,
+    MAX_COUNTER,
+)
 from gamecore.jit import jit
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_TERMINAL
 
 
 @jit
-def check_header(state: np.ndarray, n: int) -> int:
-    """``check_state`` for the shared header: 0 if sound, else the first bad slot + 1."""
+def check_header(state: np.ndarray, n: int, num_phases: int) -> int:
+    """``check_state`` for the shared header: 0 if sound, else the first bad slot + 1.
+
+    A running game has a decider and a turn owner among the seats, the decider not done, a phase
+    below ``num_phases`` and a decision counter far from overflow; a finished game has every seat
+    done.
+    """
     if state[H_NPLAYERS] != n:
         return H_NPLAYERS + 1
     if state[H_CURRENT] < 0 or state[H_CURRENT] >= n:
@@ -21,6 +35,18 @@ def check_header(state: np.ndarray, n: int) -> int:
         return H_DONE + 1
     if state[H_TERMINAL] == 1 and state[H_DONE] != (1 << n) - 1:
         return H_DONE + 1
-    if state[H_DECISIONS] < 0:
+    if state[H_TERMINAL] == 0 and (state[H_DONE] >> state[H_CURRENT]) & 1:
+        return H_CURRENT + 1
+    if state[H_DECISIONS] < 0 or state[H_DECISIONS] > MAX_COUNTER:
         return H_DECISIONS + 1
+    if state[H_OWNER] < 0 or state[H_OWNER] >= n:
+        return H_OWNER + 1
+    if state[H_PHASE] < 0 or state[H_PHASE] >= num_phases:
+        return H_PHASE + 1
     return 0
+
+
+@jit
+def in_range(v: int, lo: int, hi: int) -> bool:
+    """lo <= v <= hi."""
+    return lo <= v <= hi

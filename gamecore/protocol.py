@@ -11,23 +11,43 @@ A game is two objects:
 State
 -----
 One game is a 1-D ``int64`` array of ``kernels.STATE_LEN`` slots; a batch is ``(N, STATE_LEN)``.
-The first :data:`HEADER_LEN` slots are common to all games:
+Games allocate their slots with :func:`state_layout` (:mod:`gamecore.layout`), whose first
+:data:`HEADER_LEN` slots are common to all games:
 
-=====  ================  ==========================================================
-Index  Name              Meaning
-=====  ================  ==========================================================
-0      ``H_RNG``         xorshift64* state (see :mod:`gamecore.rng`)
-1      ``H_NPLAYERS``    number of seats, 2..5
-2      ``H_CURRENT``     seat that takes the next decision (not necessarily the seat
-                         whose turn it is: any seat may be asked to decide)
-3      ``H_TERMINAL``    1 once the game (or match) is over
-4      ``H_DONE``        bit ``p`` set once seat ``p`` takes no further decision
-5      ``H_DECISIONS``   number of decisions applied so far
-6, 7   reserved
-=====  ================  ==========================================================
+{HEADER_TABLE}
 
-Because the generator lives in the state, copying the array copies the future exactly; hidden
-information (deck order) is in the state but never in an observation.
+Because the generator lives in the state, copying the array copies the future exactly. The state
+therefore knows things no seat may know (the generator, the order of face-down stacks, other seats'
+hands): those never reach an observation or a seat's ``to_dict`` view, and search agents first
+call ``resample`` so that a copied state no longer knows them either.
+
+Turns made of several decisions
+-------------------------------
+A turn is a small state machine kept in the state, never a per-game invention:
+
+* ``H_OWNER`` is the seat whose turn it is; ``H_CURRENT`` is the seat that must decide now. They
+  differ when a rule asks another seat (Calimala: the owners of the lower discs of a stack act
+  in the placing player's turn); the turn owner does not change while they decide.
+* ``H_PHASE`` is the kind of the pending decision (a small game-specific enum, named by
+  :attr:`GameSpec.phase_names`); the context that decision needs (a declared number, the fields of
+  a travel so far, the actions still pending) lives in named state slots of the game.
+* ``apply`` takes one decision, then advances: it sets the next phase and decider, applies every
+  step that leaves no choice (a forced move is not a decision), and passes the turn on when the
+  turn's last decision is taken.
+* ``legal_mask`` offers only decisions that can still be completed: a feasibility check, never a
+  dead end discovered later. The fuzz tests check, at every step of thousands of random games,
+  that a non-terminal state has at least one legal decision, and search every continuation of
+  sampled turns for a dead end.
+* The observation of the decider names the decision: every game's observation includes
+  ``H_PHASE`` one-hot, and the seat that owns the turn relative to the observer.
+
+Views
+-----
+Whatever a person or an agent sees is a *view* of the state for a *viewer*: a seat ``0..n-1``
+(what that seat may know), :data:`VIEW_PUBLIC` (what a spectator sees: no hands, no secret cards,
+no deck order) or :data:`VIEW_ALL` (everything, for debugging and replays). Observations are always
+a seat's view; ``to_dict`` and the renderers take the viewer as an argument, and the env renders the
+public view unless it is built with ``viewer="all"`` or a seat.
 
 Kernel functions (all ``@gamecore.jit.jit``)
 --------------------------------------------
@@ -39,7 +59,7 @@ Kernel functions (all ``@gamecore.jit.jit``)
     are legal. All zeros (and 0) once the game is terminal.
 ``apply(state, action)``
     Apply a *legal* action of the deciding seat, then advance to the next decision (automatic
-    skips, end-of-game, next game of a match). Kernels do not check legality: the Python boundary
+    steps, end-of-game, next game of a match). Kernels do not check legality: the Python boundary
     (env, batched API) does, using ``legal_mask``.
 ``scores(state, out)``
     Final score of every seat in game terms, higher is better (Callisto: minus the penalty).
@@ -47,17 +67,24 @@ Kernel functions (all ``@gamecore.jit.jit``)
     A float per seat, higher ranks first; equal keys share a rank (tie-breaks are folded in).
 ``observe(state, player, out)``
     Write seat ``player``'s int8 observation (flat, seat-relative: that seat's data first) into
-    ``out``. Never reveals another seat's hidden cards or the order of a face-down stack.
+    ``out``. Never reveals what that seat may not know, and never the generator state.
+``resample(state, player, seed)``
+    Redeal, in place, everything seat ``player`` cannot see (other seats' hands and secret cards,
+    the order of every face-down stack or deck), uniformly among the deals consistent with what
+    that seat has seen, and reseed the generator from ``seed``. Afterwards ``observe(state,
+    player)`` and the seat's ``to_dict`` view are unchanged and play continues legally. A game with
+    nothing hidden only reseeds.
 ``check_state(state, params) -> int``
-    0 when every slot of ``state`` is within its range for these params, else the index of the first
-    bad slot plus one. ``set_state`` calls it so that no malformed array reaches a kernel.
+    0 when ``state`` is a position of these params that play can continue from (every slot in its
+    range, the pieces accounted for, the counters consistent), else the index of the first bad
+    slot plus one. ``set_state`` calls it (and then checks that a running game's decider has a
+    legal action) so that no malformed array reaches a kernel.
 
-Batched kernels (``<game>_env/batched.py``, ``@gamecore.jit.pjit``)
-------------------------------------------------------------------
-``batch_reset``, ``batch_step`` and ``batch_random_rollout`` loop ``prange`` over the games of a
-batch and call the kernels above. They are a dozen lines per game and are written out per game on
-purpose: numba cannot cache a function that reaches another game's kernels through a closure
-(numba issues #2065, #6264), and an uncached batched kernel would recompile at every start.
+Batched kernels
+---------------
+:mod:`gamecore.batched` builds ``batch_reset``, ``batch_step`` and ``batch_random_rollout`` for a
+game from its kernel module with one factory, shared by all games (the factory closes over the
+*module*, which numba can cache across processes).
 """
 
 from __future__ import annotations
@@ -67,13 +94,26 @@ from typing import Any, Protocol
 
 import numpy as np
 
-H_RNG = 0
-H_NPLAYERS = 1
-H_CURRENT = 2
-H_TERMINAL = 3
-H_DONE = 4
-H_DECISIONS = 5
-HEADER_LEN = 8
+from gamecore.header import (
+    _HEADER,
+    H_CURRENT,
+    H_DECISIONS,
+    H_DONE,
+    H_NPLAYERS,
+    H_OWNER,
+    H_PHASE,
+    H_RNG,
+    H_TERMINAL,
+    HEADER_LEN,
+    MAX_COUNTER,
+    VIEW_ALL,
+    VIEW_PUBLIC,
+    state_layout,
+)
+from gamecore.layout import rst_table
+
+
+__doc__ = (__doc__ or "").replace("{HEADER_TABLE}", _HEADER.table())
 
 
 class Kernels(Protocol):
@@ -87,13 +127,16 @@ class Kernels(Protocol):
     def scores(self, state: np.ndarray, out: np.ndarray) -> None: ...
     def rank_keys(self, state: np.ndarray, out: np.ndarray) -> None: ...
     def observe(self, state: np.ndarray, player: int, out: np.ndarray) -> None: ...
+    def resample(self, state: np.ndarray, player: int, seed: int) -> None: ...
     def check_state(self, state: np.ndarray, params: np.ndarray) -> int: ...
 
 
 class GameSpec:
     """Python-side description of one game; subclass per game.
 
-    Subclasses set ``name``, ``env_id``, ``kernels`` and implement the abstract methods.
+    Subclasses set ``name``, ``env_id``, ``kernels``, the player limits and implement the abstract
+    methods. ``default_players`` is the smallest supported count unless a game says otherwise; it
+    is used wherever a caller omits ``num_players``.
     """
 
     name: str = ""
@@ -103,17 +146,31 @@ class GameSpec:
     max_players: int = 4
     #: options accepted by make_params besides num_players, with defaults
     option_defaults: dict[str, Any] = {}
+    #: names of the H_PHASE values (kinds of decision), index = value
+    phase_names: tuple[str, ...] = ("turn",)
+    #: True when some seat may not see part of the state (hands, stacks, secret cards)
+    hidden_information: bool = False
+
+    @property
+    def default_players(self) -> int:
+        return self.min_players
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:
+        return tuple(range(self.min_players, self.max_players + 1))
 
     # ---- options ---------------------------------------------------------------------------
-    def make_params(self, num_players: int = 2, **options: Any) -> np.ndarray:
+    def make_params(self, num_players: int | None = None, **options: Any) -> np.ndarray:
         """Validate options and pack them into the int64 params vector."""
         unknown = sorted(set(options) - set(self.option_defaults))
         if unknown:
             raise TypeError(
                 f"{self.name}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                f"known options: num_players, {', '.join(self.option_defaults)}"
+                f"known options: {', '.join(self.known_options())}"
             )
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        if num_players is None:
+            num_players = self.default_players
+        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)):
             raise TypeError(f"{self.name}: num_players must be an int, got {num_players!r}")
         if not self.min_players <= int(num_players) <= self.max_players:
             raise ValueError(
@@ -123,6 +180,10 @@ class GameSpec:
         merged = dict(self.option_defaults)
         merged.update(options)
         return self._pack_params(int(num_players), merged)
+
+    def known_options(self) -> list[str]:
+        """Every keyword the env constructors accept, for error messages."""
+        return ["num_players", *self.option_defaults, "reward_mode", "render_mode", "viewer", "illegal"]
 
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
@@ -145,14 +206,19 @@ class GameSpec:
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         raise NotImplementedError
 
-    def to_dict(self, state: np.ndarray, player: int | None = None) -> dict[str, Any]:
+    def to_dict(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> dict[str, Any]:
+        """JSON-serialisable view of the state for ``viewer`` (a seat, VIEW_PUBLIC or VIEW_ALL)."""
         raise NotImplementedError
 
-    def render_ansi(self, state: np.ndarray) -> str:
+    def render_ansi(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> str:
         raise NotImplementedError
 
-    def render_rgb(self, state: np.ndarray) -> np.ndarray:
+    def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
         raise NotImplementedError
+
+    def phase_name(self, state: np.ndarray) -> str:
+        phase = int(state[H_PHASE])
+        return self.phase_names[phase] if 0 <= phase < len(self.phase_names) else f"phase {phase}"
 
     def player_name(self, seat: int) -> str:
         return f"player_{seat}"
@@ -162,6 +228,15 @@ class GameSpec:
         return []
 
 
+def viewer_name(viewer: int) -> str | int:
+    """How a view names its viewer in ``to_dict``: the seat, ``"public"`` or ``"all"``."""
+    if viewer == VIEW_PUBLIC:
+        return "public"
+    if viewer == VIEW_ALL:
+        return "all"
+    return int(viewer)
+
+
 def check_int_array(name: str, arr: Any, shape: tuple[int, ...] | None = None) -> np.ndarray:
     """Return ``arr`` as a C-contiguous int64 array, or raise a clear error."""
     a = np.asarray(arr)
@@ -169,4 +244,27 @@ def check_int_array(name: str, arr: Any, shape: tuple[int, ...] | None = None) -
         raise TypeError(f"{name} must be an integer array, got dtype {a.dtype}")
     if shape is not None and a.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
+    if a.dtype.kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds values beyond int64")
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+__all__ = [
+    "GameSpec",
+    "Kernels",
+    "HEADER_LEN",
+    "H_CURRENT",
+    "H_DECISIONS",
+    "H_DONE",
+    "H_NPLAYERS",
+    "H_OWNER",
+    "H_PHASE",
+    "H_RNG",
+    "H_TERMINAL",
+    "MAX_COUNTER",
+    "VIEW_ALL",
+    "VIEW_PUBLIC",
+    "rst_table",
+    "state_layout",
+    "viewer_name",
+]

@@ -65,13 +65,37 @@ def rng_shuffle(state: np.ndarray, slot: int, arr: np.ndarray, lo: int, hi: int)
         arr[j] = t
 
 
-def python_seed_to_int(seed: int | None) -> int:
-    """A non-negative int63 seed from a user seed, or fresh entropy when ``seed`` is None."""
-    if seed is None:
-        return int(np.random.default_rng().integers(0, 2**63 - 1))
+#: seeds are ints in [0, MAX_SEED); a batch of N games seeded s needs s + N <= MAX_SEED
+MAX_SEED = 1 << 63
+
+
+def check_seed(seed: object, span: int = 1) -> int:
+    """``seed`` as an int, or a clear error: seeds are ints ``0 <= seed`` with ``seed + span <=
+    2**63`` (``span`` = the number of consecutive streams a batch uses). Nothing wraps silently."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-    return int(seed) & ((1 << 63) - 1)
+    s = int(seed)
+    if s < 0:
+        raise ValueError(f"seed must be non-negative (as in Gymnasium), got {s}")
+    if s + span > MAX_SEED:
+        what = "seed" if span == 1 else f"seed + num_envs ({span})"
+        raise ValueError(f"{what} must be at most 2**63, got seed {s}")
+    return s
+
+
+def python_seed_to_int(seed: int | None) -> int:
+    """A validated int63 seed from a user seed, or fresh entropy when ``seed`` is None."""
+    if seed is None:
+        return int(np.random.default_rng().integers(0, MAX_SEED - 1))
+    return check_seed(seed)
+
+
+@jit
+def rng_seed_array(rng: np.ndarray, streams: np.ndarray, salt: np.int64) -> None:
+    """``rng[i]`` = a generator seeded from stream ``streams[i]`` (``salt`` keeps it apart from
+    the streams' game seeds)."""
+    for i in range(rng.shape[0]):
+        rng_seed(rng, i, episode_seed(streams[i], salt))
 
 
 @jit

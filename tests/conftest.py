@@ -1,4 +1,9 @@
-"""Shared test fixtures: the games under test and helpers to drive them."""
+"""Shared test fixtures: the games under test and helpers to drive them.
+
+Every game of ``gamecore.games.GAMES`` is under test at every player count it supports (from the
+game's own limits). A game package that fails to import fails the whole run here, at collection:
+it never drops out of the suite silently.
+"""
 
 from __future__ import annotations
 
@@ -10,24 +15,20 @@ import pytest
 from gamecore.games import GAMES
 
 
-def available_games() -> list[str]:
-    names = []
-    for name, module in GAMES.items():
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            continue
-        names.append(name)
-    return names
+def _import_all() -> dict[str, object]:
+    modules = {}
+    for name, package in GAMES.items():
+        modules[name] = importlib.import_module(package)  # an ImportError here fails the run
+    return modules
 
 
-GAME_NAMES = available_games()
-PLAYER_COUNTS = (2, 3, 4)
-GAME_PLAYERS = [(g, n) for g in GAME_NAMES for n in PLAYER_COUNTS]
+MODULES = _import_all()
+GAME_NAMES = list(GAMES)
+GAME_PLAYERS = [(g, n) for g in GAME_NAMES for n in MODULES[g].GAME.player_counts]
 
 
 def game_module(name: str):
-    return importlib.import_module(GAMES[name])
+    return MODULES[name]
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -46,6 +47,17 @@ def play_random(raw, rng: np.random.Generator, max_steps: int | None = None) -> 
             raw.step(random_legal(raw.observe(agent)["action_mask"], rng))
         steps += 1
     return steps
+
+
+def play_to_end(raw, rng: np.random.Generator, max_steps: int = 100_000) -> None:
+    """Random legal decisions until the kernel state is terminal (dead agents not stepped)."""
+    from gamecore.protocol import H_TERMINAL
+
+    for _ in range(max_steps):
+        if raw.state_array[H_TERMINAL]:
+            return
+        raw.step(random_legal(raw.observe(raw.agent_selection)["action_mask"], rng))
+    raise AssertionError("game did not end")
 
 
 @pytest.fixture(params=GAME_NAMES)

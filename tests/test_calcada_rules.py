@@ -1,4 +1,4 @@
-"""Calçada, one test per clause of shared/rules/calcada.md (positions built from ASCII)."""
+"""Calçada, one test per clause of docs/rules/calcada.md (positions built from ASCII)."""
 
 from __future__ import annotations
 
@@ -248,12 +248,17 @@ def test_no_bonus_actions_without_bonus_tiles():
 def test_swap_puts_the_display_under_its_stack_and_reveals_3_new():
     env = at([TWO_HOLES, EMPTY], carousel=STAIRS, bonus={0: 1}, declared=("red", 4),
              displays={"red": "rt rk ."})
-    full = env.to_dict()["colours"]["red"]
+    full = env.to_dict("all")["colours"]["red"]
+    assert full["stack_known_bottom"] == []
     play(env, "swap display red")
-    after = env.to_dict()["colours"]["red"]
+    after = env.to_dict("all")["colours"]["red"]
     assert after["display"] == full["stack_top_first"][:3]
     assert after["stack_size"] == full["stack_size"] + 2 - 3
     assert after["stack_top_first"][-2:] == ["rk", "rt"]  # slot 1 went under first, then slot 2
+    # everybody saw them go under: the bottom of the stack is public from now on
+    for viewer in ("public", 0, 1):
+        assert env.to_dict(viewer)["colours"]["red"]["stack_known_bottom"] == ["rt", "rk"]
+        assert "stack_top_first" not in env.to_dict(viewer)["colours"]["red"]
 
 
 def test_swap_needs_a_non_empty_stack():
@@ -288,7 +293,7 @@ def test_display_is_refilled_only_when_its_last_tile_is_taken():
     assert d["display"] == [".", "bk", "."] and d["stack_size"] == stack
     # seat 1 takes the last blue tile: 3 new ones are revealed
     play(env, "declare blue on space 2 (number 2)")
-    full = env.to_dict()["colours"]["blue"]
+    full = env.to_dict("all")["colours"]["blue"]
     play(env, "take slot 2 (blue kiosk) to r3c1")
     d = env.to_dict()["colours"]["blue"]
     assert d["display"] == full["stack_top_first"][:3] and d["stack_size"] == stack - 3
@@ -459,10 +464,10 @@ def test_observations_never_show_stack_order():
         env.step(legal[rng.integers(len(legal))])
     a = env.get_state()
     b = a.copy()
-    for c in range(5):
+    for c in range(5):  # reorder what nobody has seen: all but the known bottom of each stack
         k = int(a[L.STACK_N + c])
-        base = L.STACK + 25 * c
-        b[base : base + k] = rng.permutation(a[base : base + k])
+        base = L.STACK + 25 * c + int(a[L.STACK_KNOWN + c])
+        b[base : L.STACK + 25 * c + k] = rng.permutation(a[base : L.STACK + 25 * c + k])
     assert not np.array_equal(a, b)
     other = make(3)
     other.set_state(b)

@@ -1,0 +1,83 @@
+"""The batched kernels of every game, built by one factory over the game's kernel module.
+
+``build(K)`` returns ``batch_reset``, ``batch_step`` and ``batch_random_rollout`` for the rules
+module ``K``. The functions close over the *module* (not over its dispatchers): numba hashes a
+closure's cell contents into the cache key, a module pickles by name, so each game's batched
+kernels are cached across processes like any other kernel (``tests/test_caching.py`` checks it).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from numba import prange
+
+from gamecore.header import H_CURRENT, H_TERMINAL
+from gamecore.jit import pjit
+from gamecore.rewards import REWARD_SCORE, rank_rewards
+from gamecore.rng import episode_seed, rng_pick_legal, rng_seed
+
+_BUILT: dict[str, tuple] = {}
+
+
+def build(K: ModuleType) -> tuple:
+    """(batch_reset, batch_step, batch_random_rollout) for the rules module ``K`` (built once)."""
+    if K.__name__ in _BUILT:
+        return _BUILT[K.__name__]
+
+    @pjit
+    def batch_reset(states, params, streams, episodes, masks, obs, players, active):
+        """Start game ``episodes[i]`` of stream ``streams[i]`` in every slot with ``active[i]``."""
+        for i in prange(states.shape[0]):
+            if not active[i]:
+                continue
+            K.init(states[i], params, episode_seed(streams[i], episodes[i]))
+            K.legal_mask(states[i], masks[i])
+            players[i] = states[i, H_CURRENT]
+            K.observe(states[i], players[i], obs[i])
+
+    @pjit
+    def batch_step(states, actions, active, params, streams, episodes, reward_mode, rewards, dones,
+                   final_states, masks, obs, players, keys):
+        """Step the games with ``active[i]``; a finished game records its rewards and final state
+        and starts the next game of its seed stream."""
+        n = params[0]
+        for i in prange(states.shape[0]):
+            if not active[i]:
+                continue
+            K.apply(states[i], actions[i])
+            dones[i] = states[i, H_TERMINAL]
+            if dones[i]:
+                if reward_mode == REWARD_SCORE:
+                    K.scores(states[i], rewards[i])
+                else:
+                    K.rank_keys(states[i], keys[i])
+                    rank_rewards(keys[i], n, rewards[i])
+                final_states[i] = states[i]
+                episodes[i] += 1
+                K.init(states[i], params, episode_seed(streams[i], episodes[i]))
+            else:
+                rewards[i] = 0.0
+            K.legal_mask(states[i], masks[i])
+            players[i] = states[i, H_CURRENT]
+            K.observe(states[i], players[i], obs[i])
+
+    @pjit
+    def batch_random_rollout(states, params, streams, rng, masks, games_per_env, decisions):
+        """Play ``games_per_env`` uniformly random games in every slot (game g of slot i is episode
+        g of stream ``streams[i]``; the action picks use ``rng[i]``); count decisions per slot."""
+        for i in prange(states.shape[0]):
+            total = 0
+            for g in range(games_per_env):
+                K.init(states[i], params, episode_seed(streams[i], g))
+                while not states[i, H_TERMINAL]:
+                    count = K.legal_mask(states[i], masks[i])
+                    K.apply(states[i], rng_pick_legal(masks[i], count, rng, i))
+                    total += 1
+            decisions[i] = total
+
+    _BUILT[K.__name__] = (batch_reset, batch_step, batch_random_rollout)
+    return _BUILT[K.__name__]
+
+
+__all__ = ["build", "rng_seed"]
