@@ -15,10 +15,12 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from gamecore.batched import BatchedGames, random_opponent
+from gamecore.batched import BatchedGames, RandomOpponent, random_opponent
 from gamecore.protocol import GameSpec
 
 __all__ = ["SelfPlayVecEnv", "random_opponent"]
+
+_SNAPSHOT = ("states", "final_states", "masks", "_obs", "current_players", "rewards", "_dones", "streams", "episodes")
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -28,6 +30,10 @@ class SelfPlayVecEnv(VecEnv):
     slot, so one policy learns every seat; an int fixes it. Rewards are the learner's terminal
     rewards; ``info["terminal_observation"]`` holds the learner's last observation of a finished
     game, as SB3 expects. Use :meth:`set_opponent` to swap the opponent (e.g. a policy snapshot).
+
+    ``seed`` fixes everything: the games and the default random opponent (seeded from it).
+    A step is all or nothing: if the opponent raises or returns an illegal action, every game is
+    put back as it was before the step and the error propagates.
     """
 
     def __init__(
@@ -53,6 +59,7 @@ class SelfPlayVecEnv(VecEnv):
         ):
             raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{g.num_players - 1}")
         self.learner_seat = learner_seat
+        self._seed = seed
         self.set_opponent(opponent)
         self._seats = np.zeros(self.num_envs, dtype=np.int64)
         self._games_played = np.zeros(self.num_envs, dtype=np.int64)
@@ -60,12 +67,14 @@ class SelfPlayVecEnv(VecEnv):
 
     # ---- opponents ----------------------------------------------------------------------------
     def set_opponent(self, opponent: Callable[[np.ndarray, np.ndarray], np.ndarray] | str) -> None:
+        default = isinstance(opponent, str)
         if isinstance(opponent, str):
             if opponent != "random":
                 raise ValueError("opponent must be 'random' or a callable (obs, masks) -> actions")
-            opponent = random_opponent(None)
+            opponent = RandomOpponent(None if self._seed is None else self._seed + 7919)
         if not callable(opponent):
             raise TypeError("opponent must be callable")
+        self._default_opponent = default
         self.opponent = opponent
 
     def _seat_for(self, k: np.ndarray) -> np.ndarray:
@@ -100,6 +109,8 @@ class SelfPlayVecEnv(VecEnv):
     # ---- VecEnv API -------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         g = self.games
+        if self._default_opponent and self._seed is not None:
+            self.opponent = RandomOpponent(self._seed + 7919)  # a seeded reset replays exactly
         g.reset()
         self._games_played[:] = 0
         self._seats[:] = self._seat_for(self._games_played)
@@ -109,14 +120,34 @@ class SelfPlayVecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
 
+    def _save(self) -> list[np.ndarray]:
+        g = self.games
+        saved = [getattr(g, name).copy() for name in _SNAPSHOT]
+        return saved + [self._seats.copy(), self._games_played.copy()]
+
+    def _restore(self, saved: list[np.ndarray]) -> None:
+        g = self.games
+        for name, arr in zip(_SNAPSHOT, saved):
+            getattr(g, name)[...] = arr
+        self._seats[:] = saved[-2]
+        self._games_played[:] = saved[-1]
+
     def step_wait(self):
         g = self.games
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         terminal_obs: dict[int, np.ndarray] = {}
-        g.step(self._actions)
-        self._finish(g.dones, rewards, dones, terminal_obs)
-        self._play_opponents(rewards, dones, terminal_obs)
+        actions, self._actions = self._actions, None
+        if actions is None:
+            raise RuntimeError("step_async() must be called before step_wait()")
+        saved = self._save()
+        try:
+            g.step(actions)
+            self._finish(g.dones, rewards, dones, terminal_obs)
+            self._play_opponents(rewards, dones, terminal_obs)
+        except BaseException:
+            self._restore(saved)
+            raise
         infos = [{} for _ in range(self.num_envs)]
         for i, o in terminal_obs.items():
             infos[i]["terminal_observation"] = o
@@ -135,6 +166,9 @@ class SelfPlayVecEnv(VecEnv):
 
     def seed(self, seed: int | None = None) -> list[None]:
         self.games._seed = seed
+        self._seed = seed
+        if self._default_opponent:
+            self.set_opponent("random")
         return [None] * self.num_envs
 
     def get_images(self) -> list[np.ndarray]:

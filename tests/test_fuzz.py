@@ -1,7 +1,8 @@
-"""Random-play fuzzing, thousands of games per game, with numba bounds checking switched on.
+"""Random-play fuzzing, hundreds of games per game and player count, with numba bounds checking.
 
-Runs in a subprocess because NUMBA_BOUNDSCHECK is read when numba starts; a private cache dir keeps
-the bounds-checked machine code apart from the normal cache.
+Runs in a subprocess because NUMBA_BOUNDSCHECK is read when numba starts. The bounds-checked
+machine code is cached in a stable directory of its own (``.numba-boundscheck-cache`` at the
+repository root, or ``FUZZ_CACHE_DIR``), apart from the normal cache, so later runs load it.
 """
 
 from __future__ import annotations
@@ -11,20 +12,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from conftest import GAME_NAMES, game_module
+
 HERE = Path(__file__).parent
-GAMES_PER_PLAYER_COUNT = int(os.environ.get("FUZZ_GAMES", "700"))
+GAMES_PER_PLAYER_COUNT = int(os.environ.get("FUZZ_GAMES", "300"))
+CACHE = Path(os.environ.get("FUZZ_CACHE_DIR", HERE.parent / ".numba-boundscheck-cache"))
 
 
-def test_random_play_fuzz_with_boundscheck(game_name, tmp_path_factory):
-    cache = tmp_path_factory.getbasetemp() / "numba-boundscheck-cache"
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(cache))
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_random_play_fuzz_with_boundscheck(name):
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(CACHE))
     proc = subprocess.run(
-        [sys.executable, str(HERE / "fuzz_games.py"), game_name, str(GAMES_PER_PLAYER_COUNT), "7"],
+        [sys.executable, str(HERE / "fuzz_games.py"), name, str(GAMES_PER_PLAYER_COUNT), "7"],
         env=env,
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=3000,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert f"fuzz ok {game_name} games={3 * GAMES_PER_PLAYER_COUNT}" in proc.stdout
+    counts = len(game_module(name).GAME.player_counts)
+    assert f"fuzz ok {name} games={counts * GAMES_PER_PLAYER_COUNT}" in proc.stdout
     assert "boundscheck=1" in proc.stdout
