@@ -6,6 +6,7 @@ import copy
 import functools
 import json
 import pickle
+import re
 
 import numpy as np
 import pettingzoo
@@ -108,7 +109,9 @@ def test_batched_equals_sequential(name, n):
         e.reset(seed=seed + i)
     rngs = [np.random.default_rng(i) for i in range(N)]
     finished = 0
-    for _step in range(400):
+    for _step in range(5000):  # 400 steps, then on until a game has finished (long games)
+        if _step >= 400 and finished:
+            break
         actions = np.zeros(N, dtype=np.int64)
         for i, e in enumerate(envs):
             agent = e.agent_selection
@@ -131,7 +134,7 @@ def test_batched_equals_sequential(name, n):
             else:
                 assert not dones[i]
             assert np.array_equal(batch.states[i], e.get_state())
-    assert finished >= 1 or name == "calcada"
+    assert finished >= 1
 
 
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
@@ -195,7 +198,7 @@ def test_raw_env_names_a_masked_out_action_and_the_player(game_name):
     env.reset(seed=0)
     before = env.get_state()
     illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
-    with pytest.raises(IllegalActionError, match=rf"{env.agent_selection}.*{env.action_to_string(illegal)}"):
+    with pytest.raises(IllegalActionError, match=rf"{env.agent_selection}.*{re.escape(env.action_to_string(illegal))}"):
         env.step(illegal)
     assert np.array_equal(env.get_state(), before)
 
