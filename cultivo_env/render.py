@@ -154,16 +154,18 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
         tname = notation.field_name(state, f)[1:]
         draw.text((x0 + 3, y0 + 2), tname, fill=_ink_on(col), font=tiny)
         wk = int(state[L.WORKER + f])
-        if wk:
-            rad = px // 5
-            cx, cy = x0 + px // 2, y0 + px // 2 + 3
-            draw.ellipse([cx - rad, cy - rad, cx + rad, cy + rad], fill=R.SEAT_RGB[wk - 1], outline=R.INK, width=2)
+        if wk:  # a disc in the seat's colour, ringed in white, with the seat number
+            rad = px // 4
+            cx, cy = x0 + px // 2 - 2, y0 + px // 2 + 6
+            draw.ellipse([cx - rad - 2, cy - rad - 2, cx + rad + 2, cy + rad + 2], fill=(255, 255, 255))
+            draw.ellipse([cx - rad, cy - rad, cx + rad, cy + rad], fill=R.SEAT_RGB[wk - 1], outline=R.INK, width=1)
+            draw.text((cx, cy), str(wk - 1), fill=_ink_on(R.SEAT_RGB[wk - 1]), font=tiny, anchor="mm")
         b = int(state[L.BUILDING + f])
-        if b:
-            s = px // 4
-            bx, by = x0 + px - s - 3, y0 + px - s - 3
-            draw.polygon([(bx, by + s // 2), (bx + s // 2, by), (bx + s, by + s // 2), (bx + s, by + s), (bx, by + s)],
-                         fill=R.SEAT_RGB[b - 1], outline=R.INK)
+        if b:  # a house in the seat's colour, outlined in white
+            s = px // 3
+            bx, by = x0 + px - s - 2, y0 + 2  # top right, clear of the worker
+            house = [(bx, by + s // 2), (bx + s // 2, by), (bx + s, by + s // 2), (bx + s, by + s), (bx, by + s)]
+            draw.polygon(house, fill=R.SEAT_RGB[b - 1], outline=(255, 255, 255), width=2)
         if f in path or f == target:
             draw.rectangle([x0 + 2, y0 + 2, x0 + px - 3, y0 + px - 3], outline=R.INK, width=3 if f == target else 2)
     # canals: thick lines between fields of different villages
@@ -174,9 +176,9 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
             if g is None or rules.place_of(f) == rules.place_of(g):
                 continue
             if dc:
-                draw.line([x0 + px, y0, x0 + px, y0 + px], fill=(40, 90, 160), width=max(3, px // 10))
+                draw.line([x0 + px, y0, x0 + px, y0 + px], fill=(20, 30, 70), width=max(3, px // 10))
             else:
-                draw.line([x0, y0 + px, x0 + px, y0 + px], fill=(40, 90, 160), width=max(3, px // 10))
+                draw.line([x0, y0 + px, x0 + px, y0 + px], fill=(20, 30, 70), width=max(3, px // 10))
     # ---- the market
     mx = margin + map_w + margin + int(40 * scale)
     ch = int(cell * 0.62)

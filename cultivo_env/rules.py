@@ -273,12 +273,14 @@ def copy_range(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, k: int) -
 
 @jit
 def pay_context(state: np.ndarray, p: int):
-    """The payer's goods, own scales and stalls, and the owner of each colour's cart and barge."""
-    H = np.zeros(NUM_COLOURS, dtype=np.int64)
-    scal = np.zeros(NUM_COLOURS, dtype=np.int64)
-    stl = np.zeros(NUM_COLOURS, dtype=np.int64)
-    cown = np.zeros(NUM_COLOURS, dtype=np.int64)
-    bown = np.zeros(NUM_COLOURS, dtype=np.int64)
+    """The payer's goods, own scales and stalls, and the owner of each colour's cart and barge
+    (views of one small array)."""
+    ctx = np.empty(5 * NUM_COLOURS, dtype=np.int64)
+    H = ctx[0:6]
+    scal = ctx[6:12]
+    stl = ctx[12:18]
+    cown = ctx[18:24]
+    bown = ctx[24:30]
     for c in range(NUM_COLOURS):
         H[c] = goods(state, p, c)
         scal[c] = 1 if state[EQUIP_LOC + NUM_COLOURS * SCALES + c] == LOC_OWNED + p else 0
@@ -325,7 +327,7 @@ def affordable(P: np.ndarray, H: np.ndarray, stl: np.ndarray) -> bool:
 
 @jit
 def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl_tfo, fl_qcart, fl_bargey,
-                 e, f1, f2, m, r_res, c_res, canal_res, c2) -> bool:
+                 e, f1, f2, m, r_res, c_res, canal_res, c2, work) -> bool:
     """Can the rest of a travel's obligations be paid?
 
     ``P0`` / ``sp0``: goods the payer already owes (all / to the supply) per colour, placement wheat
@@ -353,9 +355,17 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
     G = 0
     for c in range(NUM_COLOURS):
         G += e[c] + f1[c] + f2[c]
-    nst = 0
+    nst = 0  # stalls that can help: a good of their colour to spare
+    elig = work[0:6]  # ``work``: 18 int64 of scratch
+    gen_after = work[6:12]
+    cons_after = work[12:18]
     for c in range(NUM_COLOURS):
-        nst += stl[c]
+        elig[c] = 0
+        gen_after[c] = 0
+        cons_after[c] = 0
+        if stl[c] and H[c] > 0:
+            elig[c] = 1
+            nst += 1
     W = 2 * G + 1
     R = r_res + 1
     M = m + 1
@@ -363,18 +373,14 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
     cur = np.full(size, NEG, dtype=np.int64)
     cur[(G * R + r_res) * M + 0] = 0
     nxt = np.empty(size, dtype=np.int64)
-    rem_st = 0
-    for c in range(NUM_COLOURS):
-        rem_st += stl[c]
+    rem_st = nst
     # after colour c the free balance must lie in [-(generation still possible), consumption still
     # possible], or it can never return to 0
-    gen_after = np.zeros(NUM_COLOURS, dtype=np.int64)
-    cons_after = np.zeros(NUM_COLOURS, dtype=np.int64)
     for c in range(NUM_COLOURS - 2, -1, -1):
         gen_after[c] = gen_after[c + 1] + e[c + 1] + f1[c + 1] + f2[c + 1]
-        cons_after[c] = cons_after[c + 1] + (min(G, H[c + 1] + nst + 2) if cown[c + 1] >= 0 else 0)
+        cons_after[c] = cons_after[c + 1] + (min(G, H[c + 1] + nst + 1) if cown[c + 1] >= 0 else 0)
     for c in range(NUM_COLOURS):
-        rem_st -= stl[c]  # stall colours after this one
+        rem_st -= elig[c]  # helping stalls of the colours after this one
         nxt[:] = NEG
         lo_fb = -gen_after[c]
         hi_fb = cons_after[c]
@@ -383,7 +389,10 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
         hasbarge = bown[c] >= 0 and (canal_res == 0 or c >= c_res)
         ownbarge = bown[c] == payer
         resok = hascart and r_res > 0 and c >= c_res
-        cap = H[c] + nst + 2
+        # more than the goods of c (+1 for its scales, +1 per helping stall) can never be paid in c
+        cap = H[c] + scal[c] + nst - P0[c]
+        if cap < 0:
+            cap = 0
         umax = min(G, cap) if hascart else 0
         ec = e[c]
         f1c = f1[c]
@@ -395,7 +404,7 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
                     val = cur[(fbi * R + rb) * M + bu]
                     if val == NEG:
                         continue
-                    if val + rem_st + stl[c] < 0:
+                    if val + rem_st + elig[c] < 0:
                         continue  # no stall can make up for it any more
                     urmax = min(rb, cap) if resok else 0
                     vmax = min(m - bu, cap) if hasbarge else 0
@@ -405,12 +414,15 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
                                 g = te + t1 + t2
                                 bP = P0[c] + 2 * (ec - te + f1c - t1 + f2c - t2)
                                 bsp = sp0[c] + 2 * (ec - te) + (f1c - t1) + (f2c - t2)
-                                for uf in range(umax + 1):
+                                room = cap - 2 * (ec - te + f1c - t1 + f2c - t2)
+                                if room < 0:
+                                    continue
+                                for uf in range(min(umax, room) + 1):
                                     nfb = fb + g - uf
                                     if nfb < lo_fb or nfb > hi_fb:
                                         continue
-                                    for ur in range(urmax + 1):
-                                        for v in range(vmax + 1):
+                                    for ur in range(min(urmax, room - uf) + 1):
+                                        for v in range(min(vmax, room - uf - ur) + 1):
                                             P = bP + uf + ur + v
                                             sp = bsp
                                             if ownbarge:
@@ -434,7 +446,7 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
                                                 if c == YELLOW and ownbarge and (v > 0 or fl_bargey):
                                                     continue
                                             net = P - 1 if (scal[c] and sp >= 2) else P
-                                            sc = val + stall_score(net, H[c], stl[c])
+                                            sc = val + stall_score(net, H[c], elig[c])
                                             k = ((nfb + G) * R + rb - ur) * M + nbu
                                             if sc > nxt[k]:
                                                 nxt[k] = sc
@@ -482,11 +494,14 @@ def dominates(a: np.int64, b: np.int64) -> bool:
 
 
 @jit
-def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer) -> bool:
-    """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all?"""
-    e = np.zeros(NUM_COLOURS, dtype=np.int64)
-    f2 = np.zeros(NUM_COLOURS, dtype=np.int64)
-    z = np.zeros(NUM_COLOURS, dtype=np.int64)
+def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch) -> bool:
+    """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
+    at least 60 int64 of working space (no allocation on the common paths)."""
+    e = scratch[0:6]
+    f2 = scratch[6:12]
+    z = scratch[12:18]
+    P = scratch[18:24]
+    P0 = scratch[24:30]
     nfields = 0
     for c in range(NUM_COLOURS):
         e[c] = field_bits(s, np.int64(4 * c))
@@ -494,10 +509,11 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer) -> bo
         nfields += e[c] + f2[c]
     m = int((s >> np.int64(S_CANAL)) & np.int64(63))
     # paid with goods only (no carts, no barges): exact when nobody has a cart or a barge
-    P = np.zeros(NUM_COLOURS, dtype=np.int64)
     anycart = False
     anybarge = False
     for c in range(NUM_COLOURS):
+        z[c] = 0
+        P0[c] = 0
         sp = 2 * e[c] + f2[c]
         P[c] = 2 * (e[c] + f2[c])
         if c == YELLOW:
@@ -515,22 +531,27 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer) -> bo
         return False
     if not bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown):
         return False
-    if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer):
+    if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
         return True
-    P0 = np.zeros(NUM_COLOURS, dtype=np.int64)
     P0[YELLOW] = w
     zero = np.int64(0)
     return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, z, z, z, z, zero, e, z, f2, np.int64(m), zero, zero,
-                        zero, zero)
+                        zero, zero, scratch[42:60])
 
 
 @jit
 def bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown) -> bool:
-    """Necessary conditions (a quick reject): every field and canal costs a good at least; the
-    fields of a colour not paid by a cart need 2 goods of it each (a scales and the stalls may help
-    with one each), so the rest must be carted, and carts can take no more than the goods of their
-    colours (plus the stalls) can pay; the same for canals, wheat and barges."""
-    nst = 0
+    """Necessary conditions (a quick reject). Stalls move goods between colours but never add any; a
+    stall helps only with a good of its colour to spare. Every field and canal costs a good at least,
+    two unless a cart / barge pays it; the scales save at most one good of their colour, and only when
+    that colour can be paid at all. Fields of a colour not carted need 2 goods of it each (the scales
+    and the stalls of other colours may each stand in for one), so the rest must be carted, and carts
+    can take no more than the goods of their colours (and their scales, and stalls of other colours)
+    can pay; the same for canals with wheat and barges."""
+    nstall = 0  # stalls with a good of their colour
+    for c in range(NUM_COLOURS):
+        if stl[c] and H[c] > 0:
+            nstall += 1
     have = 0
     cart_cap = 0
     barge_cap = 0
@@ -538,46 +559,54 @@ def bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown) -> bool:
     anybarge = False
     nfields = 0
     for c in range(NUM_COLOURS):
-        nst += stl[c]
-        have += H[c] + scal[c]
+        have += H[c] + (scal[c] if (H[c] > 0 or nstall > 0) else 0)
         nfields += e[c] + f2[c]
         if cown[c] >= 0:
             anycart = True
             cart_cap += H[c] + scal[c]
+        elif stl[c] and H[c] > 0:
+            cart_cap += 1
         if bown[c] >= 0:
             anybarge = True
             barge_cap += H[c] + scal[c]
-    need = nfields * (1 if anycart else 2) + m * (1 if anybarge else 2) + w
-    if need > have:
+        elif stl[c] and H[c] > 0:
+            barge_cap += 1
+    carted_max = min(nfields, cart_cap) if anycart else 0
+    barged_max = min(m, barge_cap) if anybarge else 0
+    if 2 * nfields - carted_max + 2 * m - barged_max + w > have:
         return False
     carted = 0
     for c in range(NUM_COLOURS):
-        base_ok = (H[c] + scal[c] + nst - (w if c == YELLOW else 0)) // 2
+        help_ = nstall - (1 if (stl[c] and H[c] > 0) else 0)
+        base_ok = (H[c] + scal[c] + help_ - (w if c == YELLOW else 0)) // 2
         if base_ok < 0:
             base_ok = 0
         carted += max(0, e[c] + f2[c] - base_ok)
-    if carted > 0 and (not anycart or carted > cart_cap + nst):
+    if carted > carted_max:
         return False
-    wheat_ok = max(0, (H[YELLOW] + scal[YELLOW] + nst - w) // 2)
-    barged = max(0, m - wheat_ok)
-    if barged > 0 and (not anybarge or barged > barge_cap + nst):
+    yhelp = nstall - (1 if (stl[YELLOW] and H[YELLOW] > 0) else 0)
+    wheat_ok = max(0, (H[YELLOW] + scal[YELLOW] + yhelp - w) // 2)
+    if max(0, m - wheat_ok) > barged_max:
         return False
     return True
 
 
 @jit
-def greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer) -> bool:
+def greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch) -> bool:
     """A quick sufficient test: pay each field / canal with whatever leaves the most goods of that
     colour (a cart / barge for 1 good, or 2 goods of the field's colour / 2 wheat), canals first,
     then fields first."""
-    return greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(1)) or \
-        greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(0))
+    return greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(1), scratch) or \
+        greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(0), scratch)
 
 
 @jit
-def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first) -> bool:
-    P = np.zeros(NUM_COLOURS, dtype=np.int64)
-    sp = np.zeros(NUM_COLOURS, dtype=np.int64)
+def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first, scratch) -> bool:
+    P = scratch[30:36]
+    sp = scratch[36:42]
+    for c in range(NUM_COLOURS):
+        P[c] = 0
+        sp[c] = 0
     P[YELLOW] = w
     sp[YELLOW] = w
     for xi in range(NUM_COLOURS + 1):  # colours of fields and (x = 6) the canals
@@ -610,7 +639,7 @@ def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first) -> 
 
 
 @jit
-def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals) -> bool:
+def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals, scratch) -> bool:
     """:func:`summary_feasible` with a small open-addressing cache (keys -1 = empty)."""
     mask = keys.shape[0] - 1
     h = np.int64((np.uint64(s) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
@@ -618,17 +647,18 @@ def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, 
         if keys[h] == s:
             return vals[h] == 1
         if keys[h] == -1:
-            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer)
+            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
             keys[h] = s
             vals[h] = 1 if ok else 0
             return ok
         h = (h + 1) & mask
-    return summary_feasible(s, w, H, scal, stl, cown, bown, payer)
+    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
 
 
 @jit
 def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
-                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals) -> int:
+                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
+                  labels) -> int:
     """Which free fields can a travel reach and pay for?
 
     Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
@@ -636,13 +666,17 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
     first ``stop_after`` when that is not 0). Labels (field, obligations) are expanded breadth first; a label
     whose obligations cannot be paid, or that another label at its field dominates, is dropped.
+    ``labels``: working space from :func:`new_cache` (grown here if a search needs more).
     """
     n = state[H_NPLAYERS]
     H, scal, stl, cown, bown = pay_context(state, payer)
-    lab_f = np.empty(256, dtype=np.int64)
-    lab_s = np.empty(256, dtype=np.int64)
-    lab_next = np.empty(256, dtype=np.int64)
-    head = np.full(MAX_FIELDS, -1, dtype=np.int64)
+    cap = (labels.shape[0] - MAX_FIELDS) // 3
+    lab_f = labels[0:cap]
+    lab_s = labels[cap: 2 * cap]
+    lab_next = labels[2 * cap: 3 * cap]
+    head = labels[3 * cap: 3 * cap + MAX_FIELDS]
+    for f in range(MAX_FIELDS):
+        head[f] = -1
     nl = 0
     nfound = 0
     nfree = 0
@@ -680,9 +714,9 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                         break
                     k = lab_next[k]
             if passable:
-                passable = cached_feasible(s2, w, H, scal, stl, cown, bown, payer, keys, vals)
+                passable = cached_feasible(s2, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)
             # arriving costs less than passing on: feasible if passing on is
-            if endpoint and (passable or cached_feasible(s1, w, H, scal, stl, cown, bown, payer, keys, vals)):
+            if endpoint and (passable or cached_feasible(s1, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)):
                 if target >= 0:
                     return 1
                 found[v] = 1
@@ -704,9 +738,12 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
 
 @jit
 def new_cache():
-    keys = np.full(512, -1, dtype=np.int64)
-    vals = np.zeros(512, dtype=np.int8)
-    return keys, vals
+    """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
+    keys = np.full(256, -1, dtype=np.int64)
+    vals = np.zeros(256, dtype=np.int8)
+    scratch = np.zeros(64, dtype=np.int64)
+    labels = np.empty(3 * 512 + MAX_FIELDS, dtype=np.int64)
+    return keys, vals, scratch, labels
 
 
 @jit
@@ -769,9 +806,9 @@ def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int)
             for i in range(k):
                 if free_neighbour_same_village(state, src[i]):
                     return 1
-    keys, vals = new_cache()
+    keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(w), src, np.int64(k), np.int64(0), np.int64(0), np.int64(-1), found,
-                         stop_after, keys, vals)
+                         stop_after, keys, vals, scratch, labels)
 
 
 @jit
@@ -781,13 +818,13 @@ def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_afte
         return 1
     src = np.empty(1, dtype=np.int64)
     src[0] = f
-    keys, vals = new_cache()
+    keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(0), src, np.int64(1), np.int64(0), bit(f), np.int64(-1), found,
-                         stop_after, keys, vals)
+                         stop_after, keys, vals, scratch, labels)
 
 
 @jit
-def step_ok(state: np.ndarray, p: int, v: int, keys, vals) -> bool:
+def step_ok(state: np.ndarray, p: int, v: int, keys, vals, scratch, labels) -> bool:
     """Can the travel go on to field v (a neighbour of the current field) and still reach the
     target and pay?"""
     cur = state[PATH + state[PATH_N] - 1]
@@ -800,16 +837,16 @@ def step_ok(state: np.ndarray, p: int, v: int, keys, vals) -> bool:
         if s < 0:
             return False
     if v == t:
-        return cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals)
+        return cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals, scratch)
     s = summary_pass(state, s, v, p)
-    if s < 0 or not cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals):
+    if s < 0 or not cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals, scratch):
         return False
     src = np.empty(1, dtype=np.int64)
     src[0] = v
     found = np.zeros(1, dtype=np.int8)
     blocked = state[VISITED] | bit(v)
     return travel_search(state, p, np.int64(w), src, np.int64(1), s, blocked, np.int64(t), found, np.int64(0), keys,
-                         vals) == 1
+                         vals, scratch, labels) == 1
 
 
 @jit
@@ -819,9 +856,9 @@ def origin_ok(state: np.ndarray, p: int, o: int) -> bool:
     src = np.empty(1, dtype=np.int64)
     src[0] = o
     found = np.zeros(1, dtype=np.int8)
-    keys, vals = new_cache()
+    keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(w), src, np.int64(1), np.int64(0), bit(o), np.int64(state[TARGET]),
-                         found, np.int64(0), keys, vals) == 1
+                         found, np.int64(0), keys, vals, scratch, labels) == 1
 
 
 # ---- the obligations of a travel and how they are paid ---------------------------------------
@@ -929,17 +966,19 @@ def means_available(state: np.ndarray, j: int, opt: int) -> bool:
 
 
 @jit
-def means_feasible(state: np.ndarray, p: int, j: int, opt: int) -> bool:
+def means_feasible(state: np.ndarray, p: int, j: int, opt: int, H, scal, stl, cown, bown, ws) -> bool:
     """Paying obligation j (the next undecided one) with ``opt`` leaves a way to pay the rest that
-    respects the canonical order (options non-decreasing within a class, rule C2)."""
-    H, scal, stl, cown, bown = pay_context(state, p)
-    agg = np.empty(AGG_LEN, dtype=np.int64)
+    respects the canonical order (options non-decreasing within a class, rule C2). ``ws``: 128
+    int64 of scratch."""
+    for i in range(AGG_LEN + 9 * NUM_COLOURS):
+        ws[i] = 0
+    agg = ws[0:AGG_LEN]
     copy_range(agg, 0, state, AGG, AGG_LEN)
     nobl = state[OBL_N]
-    fl_owncart = np.zeros(NUM_COLOURS, dtype=np.int64)
-    fl_te = np.zeros(NUM_COLOURS, dtype=np.int64)
-    fl_tfo = np.zeros(NUM_COLOURS, dtype=np.int64)
-    fl_qcart = np.zeros(NUM_COLOURS, dtype=np.int64)
+    fl_owncart = ws[30:36]
+    fl_te = ws[36:42]
+    fl_tfo = ws[42:48]
+    fl_qcart = ws[48:54]
     fl_bargey = 0
     # the decided obligations 0..j-1 are in AGG already; add j's and record the flags of all
     for k in range(j + 1):
@@ -963,9 +1002,9 @@ def means_feasible(state: np.ndarray, p: int, j: int, opt: int) -> bool:
                 canal_increment(state, agg, np.int64(0), p, o, np.int64(1))
             if o > 0 and o - 1 == YELLOW and bown[YELLOW] == p:
                 fl_bargey = 1
-    e = np.zeros(NUM_COLOURS, dtype=np.int64)
-    f1 = np.zeros(NUM_COLOURS, dtype=np.int64)
-    f2 = np.zeros(NUM_COLOURS, dtype=np.int64)
+    e = ws[54:60]
+    f1 = ws[60:66]
+    f2 = ws[66:72]
     m = 0
     r_res = 0
     c_res = 0
@@ -997,15 +1036,16 @@ def means_feasible(state: np.ndarray, p: int, j: int, opt: int) -> bool:
                 f1[colour] += 1
             else:
                 f2[colour] += 1
-    P0 = np.zeros(NUM_COLOURS, dtype=np.int64)
-    sp0 = np.zeros(NUM_COLOURS, dtype=np.int64)
+    P0 = ws[72:78]
+    sp0 = ws[78:84]
     for r in range(SUPPLY + 1):
         for c in range(NUM_COLOURS):
             P0[c] += agg[NUM_COLOURS * r + c]
     for c in range(NUM_COLOURS):
         sp0[c] = agg[NUM_COLOURS * SUPPLY + c]
     return pay_feasible(H, scal, stl, cown, bown, p, P0, sp0, fl_owncart, fl_te, fl_tfo, fl_qcart, np.int64(fl_bargey),
-                        e, f1, f2, np.int64(m), np.int64(r_res), np.int64(c_res), np.int64(canal_res), np.int64(1))
+                        e, f1, f2, np.int64(m), np.int64(r_res), np.int64(c_res), np.int64(canal_res), np.int64(1),
+                        ws[84:102])
 
 
 @jit
@@ -1016,11 +1056,13 @@ def means_mask(state: np.ndarray, p: int, out: np.ndarray) -> int:
     if j > 0 and obligation_class(state, j - 1) == obligation_class(state, j):
         lo = state[OBL_OPT + j - 1]
     count = 0
+    H, scal, stl, cown, bown = pay_context(state, p)
+    ws = np.empty(128, dtype=np.int64)
     for opt in range(1 + NUM_COLOURS):
         out[opt] = 0
         if opt < lo or not means_available(state, j, opt):
             continue
-        if means_feasible(state, p, j, opt):
+        if means_feasible(state, p, j, opt, H, scal, stl, cown, bown, ws):
             out[opt] = 1
             count += 1
     return count
@@ -1236,13 +1278,29 @@ def stage_options(state: np.ndarray, p: int, out: np.ndarray) -> int:
 @jit
 def purchase_feasible(state: np.ndarray, p: int, slot: int) -> bool:
     """The piece in ``slot`` can be paid (some split, after scales, with stalls)."""
-    H, scal, stl, cown, bown = pay_context(state, p)
-    inits, K, k0 = purchase_inits(state, p, slot, scal)
-    P = np.zeros(NUM_COLOURS, dtype=np.int64)
-    for k in range(K):
-        for c in range(NUM_COLOURS):
-            P[c] = inits[AGG_LEN * k + NUM_COLOURS * SUPPLY + c]
-        if affordable(P, H, stl):
+    e = state[MARKET + slot] - 1
+    cost = EQ_COST[e // NUM_COLOURS]
+    rc = MARKET_COLOUR[slot // MARKET_W]
+    cc = MARKET_COLOUR[slot % MARKET_W]
+    base = GOODS_S + NUM_COLOURS * p
+    spare = 0  # stalls of other colours with a good to spare
+    for c in range(NUM_COLOURS):
+        if c != rc and c != cc and state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p and state[base + c] > 0:
+            spare += 1
+    srs = state[EQUIP_LOC + NUM_COLOURS * SCALES + rc] == LOC_OWNED + p
+    scs = state[EQUIP_LOC + NUM_COLOURS * SCALES + cc] == LOC_OWNED + p
+    hst_r = state[EQUIP_LOC + NUM_COLOURS * STALL + rc] == LOC_OWNED + p
+    hst_c = state[EQUIP_LOC + NUM_COLOURS * STALL + cc] == LOC_OWNED + p
+    lo, hi = (cost, cost) if rc == cc else (1, cost - 1)
+    for k in range(lo, hi + 1):
+        if rc == cc:
+            pr = cost - (1 if srs and cost > 1 else 0)
+            score = spare + stall_score(pr, state[base + rc], hst_r)
+        else:
+            pr = k - (1 if srs and k > 1 else 0)
+            pc = cost - k - (1 if scs and cost - k > 1 else 0)
+            score = spare + stall_score(pr, state[base + rc], hst_r) + stall_score(pc, state[base + cc], hst_c)
+        if score >= 0:
             return True
     return False
 
@@ -1272,13 +1330,14 @@ def can_build(state: np.ndarray, p: int, f: int) -> bool:
         return False
     if equipment_value(state, p, c) < BUILD_EQUIP_VP:
         return False
-    agg = np.zeros(AGG_LEN, dtype=np.int64)
-    build_cost(state, p, f, agg, np.int64(0))
-    H, scal, stl, cown, bown = pay_context(state, p)
-    P = np.zeros(NUM_COLOURS, dtype=np.int64)
-    for cc in range(NUM_COLOURS):
-        P[cc] = agg[NUM_COLOURS * SUPPLY + cc]
-    return affordable(P, H, stl)
+    base = GOODS_S + NUM_COLOURS * p
+    score = 0
+    for x in range(NUM_COLOURS):
+        pay = (BUILD_WHEAT if x == YELLOW else 0) + (BUILD_GOODS if x == c else 0)
+        if pay > 1 and state[EQUIP_LOC + NUM_COLOURS * SCALES + x] == LOC_OWNED + p:
+            pay -= 1
+        score += stall_score(pay, state[base + x], state[EQUIP_LOC + NUM_COLOURS * STALL + x] == LOC_OWNED + p)
+    return score >= 0
 
 
 @jit
@@ -1622,12 +1681,20 @@ def mask_action(state: np.ndarray, mask: np.ndarray) -> int:
         mask[A_KIND + ACT_PLACE] = 1
         count += 1
     src, k = own_worker_fields(state, p)
-    for i in range(k):
-        found[:] = 0
-        if move_targets(state, p, src[i], found, np.int64(1)) > 0:
-            mask[A_KIND + ACT_MOVE] = 1
-            count += 1
+    move_ok = False
+    for i in range(k):  # a free field beside a worker in its village: a free move
+        if free_neighbour_same_village(state, src[i]):
+            move_ok = True
             break
+    if not move_ok:
+        for i in range(k):
+            found[:] = 0
+            if move_targets(state, p, src[i], found, np.int64(1)) > 0:
+                move_ok = True
+                break
+    if move_ok:
+        mask[A_KIND + ACT_MOVE] = 1
+        count += 1
     mask[A_KIND + ACT_PRODUCE] = 1
     count += 1
     for s in range(MARKET_SLOTS):
@@ -1664,12 +1731,12 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
         return count
     if ph == PH_STEP:
         cur = state[PATH + state[PATH_N] - 1]
-        keys, vals = new_cache()
+        keys, vals, scratch, labels = new_cache()
         for d in range(4):
             v = NEIGH[n, cur, d]
             if v < 0 or (state[VISITED] >> np.int64(v)) & np.int64(1):
                 continue
-            if step_ok(state, p, v, keys, vals):
+            if step_ok(state, p, v, keys, vals, scratch, labels):
                 mask[A_FIELD + v] = 1
                 count += 1
                 if limit > 0 and count >= limit:
