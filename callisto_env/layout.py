@@ -1,7 +1,7 @@
 """Callisto: component data, board geometry and the state layout.
 
 Everything marked RECONSTRUCTION is not printed in any source we have (see
-``shared/rules/callisto.md``); it lives only in :data:`TILES` so printed values can replace it.
+``docs/rules/callisto.md``); it lives only in :data:`TILES` so printed values can replace it.
 
 Board coordinates
 -----------------

@@ -202,6 +202,8 @@ class BatchedGames:
         return safe
 
     def _out_of_range(self, i: int, value: Any) -> None:
+        if isinstance(value, np.generic):
+            value = value.item()
         raise ValueError(
             f"game {i}: action {value!r} is out of range 0..{self.num_actions - 1} "
             f"(player_{int(self.current_players[i])} to move)"

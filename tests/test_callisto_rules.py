@@ -1,4 +1,4 @@
-"""Callisto, one test per clause of shared/rules/callisto.md (positions built from ASCII)."""
+"""Callisto, one test per clause of docs/rules/callisto.md (positions built from ASCII)."""
 
 from __future__ import annotations
 
