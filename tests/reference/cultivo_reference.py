@@ -232,6 +232,7 @@ class _Payer:
         self._total_allowance = sum(self.goods) + len(self.scales)
         self._states = {(): frozenset([self._zero])}
         self._settled = {}
+        self._hopeless_memo = {}
         self._finals = {}
 
     # -- item options ------------------------------------------------------
@@ -303,12 +304,14 @@ class _Payer:
 
     def _extend(self, parent, item):
         deltas = [self._delta(opt) for opt in self._options(item)]
-        result = set()
-        for st in parent:
-            for d in deltas:
-                new = st + d
-                if not self._hopeless(new):
-                    result.add(new)
+        candidates = {st + d for st in parent for d in deltas}
+        hopeless = self._hopeless_memo
+        result = []
+        for new in candidates:
+            if new not in hopeless:
+                hopeless[new] = self._hopeless(new)
+            if not hopeless[new]:
+                result.append(new)
         return frozenset(result)
 
     def settle(self, state):
