@@ -464,6 +464,17 @@ def test_scales_and_stalls_on_a_purchase():
         (0, 2, None, (goods(), goods()), False)}
 
 
+def test_equipment_type_may_be_given_by_its_index():
+    m_named = market_with({(0, 2): ("barge", R)})
+    m_index = market_with({(0, 2): (ref.EQUIPMENT_TYPES.index("barge"), R)})
+    me = player(goods(red=3, green=2), equipment=[(ref.EQUIPMENT_TYPES.index("scales"), G)])
+    named = player(goods(red=3, green=2), equipment=[("scales", G)])
+    got = ref.acquire_outcomes(position([], [me, NOBODY], m_index), 0)
+    assert got == ref.acquire_outcomes(position([], [named, NOBODY], m_named), 0)
+    # splits 3+1, 2+2 (green scales: 1 green), 1+3 (green scales: 2 green)
+    assert {o[3][0] for o in got} == {goods(green=1), goods(red=1, green=1), goods(red=2)}
+
+
 def test_equipment_bought_does_not_act_on_its_own_purchase():
     m = market_with({(0, 0): ("scales", R)})
     me = player(goods(red=5))

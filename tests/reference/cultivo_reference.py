@@ -227,6 +227,8 @@ class _Payer:
                     self.borrowed_carts.append((q, c))
                 elif t == "barge":
                     self.borrowed_barges.append((q, c))
+        if sum(sum(g) for g in self.goods_all) >= _MASK // 2:
+            raise ValueError("goods totals this large do not fit the packed payment vectors")
         self._zero = 0
         self._allowance = [self.goods[c] + (1 if c in self.scales else 0) for c in range(NUM_COLOURS)]
         self._total_allowance = sum(self.goods) + len(self.scales)
