@@ -895,8 +895,8 @@ def naive_travel_outcomes(pos, player_index, move):
 
 
 def random_small_position(rng):
-    """Three or four small villages (single-row strips) and 2-3 players with few goods."""
-    nv = rng.randint(2, 3)
+    """Two to four small villages (rows of 3 squares) and 2-3 players with few goods."""
+    nv = rng.randint(2, 4)
     fields = []
     for v in range(nv):
         for k in range(3):
@@ -915,6 +915,8 @@ def random_small_position(rng):
         gd = [0] * 6
         for _ in range(rng.randint(0, 7)):
             gd[rng.randrange(6)] += 1
+        if count >= 7:
+            gd[Y] += 4                             # enough for the placement wheat
         eq = [equipment.pop() for _ in range(rng.randint(0, 2))]
         players.append(player(gd, workers, eq))
     return position(fields, players)
