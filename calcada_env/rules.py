@@ -90,9 +90,9 @@ from calcada_env.layout import (
     TILES_PER_COLOUR,
     TURNS,
 )
+from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.jit import jit
 from gamecore.kernels import check_header
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface

@@ -176,4 +176,5 @@ def state_from_ascii(
     state[H_CURRENT] = current
     state[H_OWNER] = current
     state[L.TURNS] = serial
+    rules.rebuild_bitboards(state)
     return state

@@ -77,7 +77,7 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _normalised(path: str, mtime_ns: int, size: int) -> bytes:
     source = Path(path).read_text(encoding="utf-8")
     return ast.dump(_strip_docstrings(ast.parse(source)), include_attributes=False).encode()

@@ -137,7 +137,7 @@ def rst_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     rule = "  ".join("=" * w for w in widths)
 
     def line(cells: tuple[str, ...]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     return "\n".join([rule, line(headers), rule, *[line(r) for r in rows], rule])
 

@@ -112,7 +112,6 @@ from gamecore.header import (
 )
 from gamecore.layout import rst_table
 
-
 __doc__ = (__doc__ or "").replace("{HEADER_TABLE}", _HEADER.table())
 
 

@@ -127,7 +127,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def _restore(self, saved: list[np.ndarray]) -> None:
         g = self.games
-        for name, arr in zip(_SNAPSHOT, saved):
+        for name, arr in zip(_SNAPSHOT, saved[: len(_SNAPSHOT)], strict=True):
             getattr(g, name)[...] = arr
         self._seats[:] = saved[-2]
         self._games_played[:] = saved[-1]

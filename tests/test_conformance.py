@@ -12,7 +12,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from conftest import GAME_PLAYERS, game_module, play_random, play_to_end, random_legal
+from conftest import GAME_PLAYERS, game_module, play_random, random_legal
 from gamecore.aec import IllegalActionError
 from gamecore.batched import BatchedGames
 from gamecore.protocol import H_RNG, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
@@ -158,7 +158,7 @@ def test_rank_rewards_follow_the_scores_and_score_mode_pays_the_game_scores(name
             action = None
             if not ranked.terminations[agent]:
                 action = random_legal(ranked.observe(agent)["action_mask"], rng)
-            for e, tot in zip((ranked, scored), totals):
+            for e, tot in zip((ranked, scored), totals, strict=True):
                 if action is None:
                     tot[agent] += e._cumulative_rewards[agent]
                 e.step(action)

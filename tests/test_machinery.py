@@ -336,7 +336,7 @@ def test_callisto_set_state_refuses_states_it_cannot_reach():
         "done bit without the seat being out": (H_DONE, 1 << (1 - int(g[H_CURRENT]))),
         "start seat not the option's": (L.START, 1 - int(g[L.START])),
     }
-    for why, (slot, value) in cases.items():
+    for _why, (slot, value) in cases.items():
         bad = g.copy()
         bad[slot] = value
         with pytest.raises(ValueError, match="malformed"):
@@ -426,9 +426,9 @@ def _trajectory(venv, steps=40):
 def test_selfplay_vecenv_with_a_seed_is_reproducible_with_the_default_opponent(game_name):
     a = _trajectory(sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11))
     b = _trajectory(sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11))
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     venv = sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11)
-    assert all(np.array_equal(x, y) for x, y in zip(_trajectory(venv), _trajectory(venv)))  # seeded reset replays
+    assert all(np.array_equal(x, y) for x, y in zip(_trajectory(venv), _trajectory(venv), strict=True))  # seeded reset replays
 
 
 @pytest.mark.parametrize("failure", ["raises", "illegal"])
@@ -454,7 +454,7 @@ def test_selfplay_vecenv_step_is_all_or_nothing(game_name, failure):
     else:
         pytest.fail("the opponent was never asked to move")
     after = [g.states, g.masks, g.current_players, venv._seats]
-    assert all(np.array_equal(x, y) for x, y in zip(before, after))
+    assert all(np.array_equal(x, y) for x, y in zip(before, after, strict=True))
     venv.set_opponent("random")
     venv.step(actions)  # the learner's actions are still legal for the learner's seat
 
