@@ -631,3 +631,65 @@ def test_placement_other_player_is_independent():
     spaces = [("Build", "Transport"), ("Wood", "Ship")]
     assert ref.placement_spaces(pos, 3, spaces) == {0, 1}
     assert ref.placement_spaces(pos, 2, spaces) == {1}
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        # only a ship can be built: no brick, all 3 workshops built
+        {"warehouse": {"wood": 2, "brick": 0, "marble": 0}, "workshops": [1, 1, 0]},
+        # only a trade house: 2 brick, no wood (no cloth, so Transport stays impossible)
+        {"warehouse": {"wood": 0, "brick": 2, "marble": 0}, "workshops": [0], "contributed_wood": 2},
+        # only a workshop: 1 wood + 1 brick
+        {"warehouse": {"wood": 1, "brick": 1, "marble": 0}, "workshops": [2]},
+    ],
+    ids=["ship", "trade-house", "workshop"],
+)
+def test_placement_each_build_returns_its_cubes_to_the_reserve(setup):
+    pos = position(3)
+    me = pos["players"][0]
+    fill_ports(me)
+    me["warehouse"] = dict(setup["warehouse"])
+    me["workshops"] = list(setup["workshops"])
+    me["contributions"]["San Miniato"]["wood"] = setup.get("contributed_wood", 0)
+    assert ref.reserve(pos, 0) == 0
+    spaces = [("Marble", "Artwork"), ("Ship", "Transport")]
+    assert not ref.can_carry_out(pos, 0, "Marble")
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 1}  # nothing possible: anywhere
+    spaces.append(("Build", "Weave"))
+    assert ref.placement_spaces(pos, 0, spaces) == {2}
+    me["hand"] = ["Build"]
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 2}
+
+
+def test_placement_contribute_or_artwork_card_makes_warehouse_room():
+    pos = position(3)
+    me = pos["players"][0]
+    me["warehouse"].update(wood=4, marble=4)
+    me["workshops"] = [4]
+    spaces = [("Wood", "Ship"), ("Marble", "Transport"), ("Weave", "Ship"), ("Brick", "Transport")]
+    assert ref.placement_spaces(pos, 0, spaces) == {3}
+    me["hand"] = ["Artwork"]  # a marble leaves the warehouse
+    assert ref.placement_spaces(pos, 0, spaces) == {1, 3}
+    me["hand"] = ["Contribute"]  # wood or marble leaves the warehouse
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 1, 3}
+
+
+def test_placement_ship_or_transport_card_makes_workshop_room():
+    pos = position(3)
+    me = pos["players"][0]
+    me["workshops"] = [4]
+    me["warehouse"]["brick"] = 4
+    spaces = [("Weave", "Brick"), ("Wood", "Marble")]
+    me["warehouse"].update(wood=4, marble=4)
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 1}  # nothing possible: anywhere
+    spaces.append(("Contribute", "Ship"))
+    assert ref.placement_spaces(pos, 0, spaces) == {2}
+    me["hand"] = ["Transport"]  # no trade house: not playable
+    assert ref.placement_spaces(pos, 0, spaces) == {2}
+    me["trade_houses"] = {"Hamburg"}
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 2}
+    me["trade_houses"] = set()
+    me["ships"] = 2
+    me["hand"] = ["Ship"]
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 2}

@@ -84,7 +84,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations
 
 # ---------------------------------------------------------------------------
 # Data (one table each; RECONSTRUCTION values from the rules page marked)
@@ -386,148 +386,8 @@ def winners(pos: dict) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
-# Actions: what one player can do (a small state with only what the actions touch)
+# Actions: what one player can carry out now (read straight off the position)
 # ---------------------------------------------------------------------------
-# A "mat state" is a hashable tuple
-#   (warehouse, workshops, ships, trade_houses, reserve, city_free, row_free, art_free, hand)
-# warehouse: (wood, brick, marble); workshops: sorted tuple of cloth counts (workshops are
-# interchangeable for every action); trade_houses: frozenset of city names; city_free: free
-# slots per city in CITIES order; row_free: {(church, resource): free} as a sorted tuple of
-# items; art_free: free artwork slots per building in BUILDINGS order; hand: counts in ACTIONS order.
-
-
-def _mat_state(pos: dict, player: int) -> tuple:
-    p = pos["players"][player]
-    free = free_slots(pos)
-    hand = hand_counter(p["hand"])
-    return (
-        tuple(p["warehouse"][r] for r in RESOURCES),
-        tuple(sorted(p["workshops"])),
-        p["ships"],
-        frozenset(p["trade_houses"]),
-        reserve(pos, player),
-        tuple(free["city"][c] for c in CITIES),
-        tuple(sorted(((ch, r), free["contribution"][ch][r]) for ch in CHURCHES for r in RESOURCES)),
-        tuple(free["artwork"][b] for b in BUILDINGS),
-        tuple(hand[a] for a in ACTIONS),
-    )
-
-
-def _feasible(state: tuple, action: str) -> bool:
-    """Whether ``action`` can be carried out at least partly in this mat state."""
-    wh, ws, ships, th, res, city_free, row_free, art_free, _hand = state
-    rows = dict(row_free)
-    cloth = sum(ws)
-    if action in RESOURCE_OF_ACTION:
-        r = RESOURCES.index(RESOURCE_OF_ACTION[action])
-        return wh[r] < WAREHOUSE_CAPACITY and res > 0
-    if action == "Weave":
-        return any(c < WORKSHOP_CAPACITY for c in ws) and res > 0
-    if action == "Ship":
-        return ships > 0 and cloth > 0 and any(city_free[CITIES.index(c)] > 0 for c in PORT_CITIES)
-    if action == "Build":
-        wood, brick = wh[0], wh[1]
-        can_ship = ships < MAX_SHIPS and wood >= 2
-        can_house = brick >= 2 and len(th) < MAX_TRADE_HOUSES and any(c not in th for c in TRADE_CITIES)
-        can_workshop = len(ws) < MAX_WORKSHOPS and wood >= 1 and brick >= 1
-        return can_ship or can_house or can_workshop
-    if action == "Artwork":
-        return wh[2] > 0 and any(f > 0 for f in art_free)
-    if action == "Transport":
-        return cloth > 0 and any(city_free[CITIES.index(c)] > 0 for c in th)
-    if action == "Contribute":
-        return any(wh[RESOURCES.index(r)] > 0 and f > 0 for (_ch, r), f in rows.items())
-    raise ValueError(f"unknown action {action!r}")
-
-
-def _take_cloth(ws: tuple, k: int) -> tuple:
-    """Remove k cloth, fullest workshop first (ruling), returning the sorted tuple."""
-    w = sorted(ws, reverse=True)
-    for _ in range(k):
-        w.sort(reverse=True)
-        w[0] -= 1
-    return tuple(sorted(w))
-
-
-def _outcomes(state: tuple, action: str) -> list[tuple]:
-    """Every mat state reachable by carrying out ``action`` once (at least partly; every choice
-    of destination / item / amount), the hand left unchanged."""
-    if not _feasible(state, action):
-        return []
-    wh, ws, ships, th, res, city_free, row_free, art_free, hand = state
-    out = []
-
-    def make(wh=wh, ws=ws, ships=ships, th=th, res=res, city_free=city_free, row_free=row_free, art_free=art_free):
-        return (
-            tuple(wh),
-            tuple(sorted(ws)),
-            ships,
-            frozenset(th),
-            res,
-            tuple(city_free),
-            row_free,
-            tuple(art_free),
-            hand,
-        )
-
-    if action in RESOURCE_OF_ACTION:
-        r = RESOURCES.index(RESOURCE_OF_ACTION[action])
-        w = list(wh)
-        w[r] += 1
-        out.append(make(wh=w, res=res - 1))
-    elif action == "Weave":
-        room = [i for i, c in enumerate(ws) if c < WORKSHOP_CAPACITY]
-        k = min(len(room), res)  # every workshop with room, as far as the reserve allows
-        for chosen in combinations(room, k):
-            w = list(ws)
-            for i in chosen:
-                w[i] += 1
-            out.append(make(ws=w, res=res - k))
-    elif action == "Ship":
-        ports = [c for c in PORT_CITIES if city_free[CITIES.index(c)] > 0]
-        for k in range(1, min(ships, sum(ws)) + 1):
-            for dests in combinations_with_replacement(ports, k):
-                cf = list(city_free)
-                for c in dests:
-                    cf[CITIES.index(c)] -= 1
-                if min(cf) < 0:
-                    continue
-                out.append(make(ws=_take_cloth(ws, k), city_free=cf))
-    elif action == "Build":
-        wood, brick = wh[0], wh[1]
-        if ships < MAX_SHIPS and wood >= 2:
-            out.append(make(wh=(wood - 2, brick, wh[2]), ships=ships + 1, res=res + 2))
-        if brick >= 2 and len(th) < MAX_TRADE_HOUSES:
-            for c in TRADE_CITIES:
-                if c not in th:
-                    out.append(make(wh=(wood, brick - 2, wh[2]), th=set(th) | {c}, res=res + 2))
-        if len(ws) < MAX_WORKSHOPS and wood >= 1 and brick >= 1:
-            out.append(make(wh=(wood - 1, brick - 1, wh[2]), ws=ws + (0,), res=res + 2))
-    elif action == "Artwork":
-        for b, f in enumerate(art_free):
-            if f > 0:
-                af = list(art_free)
-                af[b] -= 1
-                out.append(make(wh=(wh[0], wh[1], wh[2] - 1), art_free=af))
-    elif action == "Transport":
-        open_cities = [c for c in TRADE_CITIES if c in th and city_free[CITIES.index(c)] > 0]
-        for k in range(1, min(len(open_cities), sum(ws)) + 1):
-            for dests in combinations(open_cities, k):
-                cf = list(city_free)
-                for c in dests:
-                    cf[CITIES.index(c)] -= 1
-                out.append(make(ws=_take_cloth(ws, k), city_free=cf))
-    elif action == "Contribute":
-        rows = dict(row_free)
-        for (ch, r), f in sorted(rows.items()):
-            ri = RESOURCES.index(r)
-            if f > 0 and wh[ri] > 0:
-                w = list(wh)
-                w[ri] -= 1
-                nr = dict(rows)
-                nr[(ch, r)] -= 1
-                out.append(make(wh=w, row_free=tuple(sorted(nr.items()))))
-    return out
 
 
 def can_carry_out(pos: dict, player: int, action: str) -> bool:
@@ -542,17 +402,191 @@ def can_carry_out(pos: dict, player: int, action: str) -> bool:
     resource in one of the 3 churches.
     """
     validate_position(pos)
-    if action not in ACTIONS:
-        raise ValueError(f"unknown action {action!r}")
-    return _feasible(_mat_state(pos, player), action)
+    me = pos["players"][player]
+    free = free_slots(pos)
+    wh = me["warehouse"]
+    cloth = sum(me["workshops"])
+    in_reserve = reserve(pos, player)
+    if action in RESOURCE_OF_ACTION:
+        return wh[RESOURCE_OF_ACTION[action]] < WAREHOUSE_CAPACITY and in_reserve > 0
+    if action == "Weave":
+        return any(c < WORKSHOP_CAPACITY for c in me["workshops"]) and in_reserve > 0
+    if action == "Ship":
+        return me["ships"] > 0 and cloth > 0 and any(free["city"][c] > 0 for c in PORT_CITIES)
+    if action == "Build":
+        ship = me["ships"] < MAX_SHIPS and wh["wood"] >= 2
+        house = wh["brick"] >= 2 and any(c not in me["trade_houses"] for c in TRADE_CITIES)
+        workshop = len(me["workshops"]) < MAX_WORKSHOPS and wh["wood"] >= 1 and wh["brick"] >= 1
+        return ship or house or workshop
+    if action == "Artwork":
+        return wh["marble"] > 0 and any(free["artwork"][b] > 0 for b in BUILDINGS)
+    if action == "Transport":
+        return cloth > 0 and any(free["city"][c] > 0 for c in me["trade_houses"])
+    if action == "Contribute":
+        return any(wh[r] > 0 and free["contribution"][ch][r] > 0 for ch in CHURCHES for r in RESOURCES)
+    raise ValueError(f"unknown action {action!r}")
+
+
+# ---------------------------------------------------------------------------
+# Card sequences: a search over the few things the actions of one player touch
+# ---------------------------------------------------------------------------
+# A "mat state" is a hashable tuple
+#   (warehouse, workshops, ships, trade_houses, reserve, port_free, trade_free, row_free, art_free, hand)
+#   warehouse  (wood, brick, marble) cubes
+#   workshops  sorted tuple of the cloth in each built workshop (workshops are interchangeable:
+#              Weave fills every one with room, cloth leaves fullest first)
+#   ships      ships built
+#   trade_houses  frozenset of trade-city names
+#   reserve    cubes in reserve
+#   port_free  free delivery slots in the 3 port cities together (a ship may go to any port,
+#              so which port has the slot never matters to this player's actions)
+#   trade_free free delivery slots per trade city, in TRADE_CITIES order (Transport goes only
+#              to cities with the player's trade house)
+#   row_free   free contribution slots per resource (wood, brick, marble), the 3 churches
+#              together (Contribute may use any church's row of that resource)
+#   art_free   free artwork slots, the 4 buildings together
+#   hand       card counts in ACTIONS order
+#
+# Capping (``_canonical``): a count that only matters through "is it > 0" and that the
+# remaining hand can lower by at most B is replaced by min(count, B + 1): from then on the two
+# states can carry out exactly the same actions with exactly the same outcomes. The bounds:
+# reserve B = Wood + Brick + Marble cards + 3 x Weave cards (a Weave fills at most 3
+# workshops); port_free B = 3 x Ship cards (at most 3 ships); each trade city and each
+# contribution row B = Transport / Contribute cards; art_free B = Artwork cards. This only
+# merges equivalent states: every sequence of card plays is still searched.
+
+
+def _mat_state(pos: dict, player: int) -> tuple:
+    me = pos["players"][player]
+    free = free_slots(pos)
+    hand = hand_counter(me["hand"])
+    return _canonical(
+        (
+            tuple(me["warehouse"][r] for r in RESOURCES),
+            tuple(sorted(me["workshops"])),
+            me["ships"],
+            frozenset(me["trade_houses"]),
+            reserve(pos, player),
+            sum(free["city"][c] for c in PORT_CITIES),
+            tuple(free["city"][c] for c in TRADE_CITIES),
+            tuple(sum(free["contribution"][ch][r] for ch in CHURCHES) for r in RESOURCES),
+            sum(free["artwork"][b] for b in BUILDINGS),
+            tuple(hand[a] for a in ACTIONS),
+        )
+    )
+
+
+def _canonical(state: tuple) -> tuple:
+    wh, ws, ships, th, res, port_free, trade_free, row_free, art_free, hand = state
+    h = dict(zip(ACTIONS, hand, strict=True))
+    res = min(res, h["Wood"] + h["Brick"] + h["Marble"] + 3 * h["Weave"] + 1)
+    port_free = min(port_free, 3 * h["Ship"] + 1)
+    trade_free = tuple(min(f, h["Transport"] + 1) for f in trade_free)
+    row_free = tuple(min(f, h["Contribute"] + 1) for f in row_free)
+    art_free = min(art_free, h["Artwork"] + 1)
+    return (wh, ws, ships, th, res, port_free, trade_free, row_free, art_free, hand)
+
+
+def _feasible(state: tuple, action: str) -> bool:
+    """Whether ``action`` can be carried out at least partly in this mat state (the same
+    conditions as ``can_carry_out``, on the mat state)."""
+    wh, ws, ships, th, res, port_free, trade_free, row_free, art_free, _hand = state
+    cloth = sum(ws)
+    if action in RESOURCE_OF_ACTION:
+        return wh[RESOURCES.index(RESOURCE_OF_ACTION[action])] < WAREHOUSE_CAPACITY and res > 0
+    if action == "Weave":
+        return any(c < WORKSHOP_CAPACITY for c in ws) and res > 0
+    if action == "Ship":
+        return ships > 0 and cloth > 0 and port_free > 0
+    if action == "Build":
+        wood, brick = wh[0], wh[1]
+        ship = ships < MAX_SHIPS and wood >= 2
+        house = brick >= 2 and any(c not in th for c in TRADE_CITIES)
+        workshop = len(ws) < MAX_WORKSHOPS and wood >= 1 and brick >= 1
+        return ship or house or workshop
+    if action == "Artwork":
+        return wh[2] > 0 and art_free > 0
+    if action == "Transport":
+        return cloth > 0 and any(trade_free[i] > 0 for i, c in enumerate(TRADE_CITIES) if c in th)
+    if action == "Contribute":
+        return any(wh[i] > 0 and row_free[i] > 0 for i in range(len(RESOURCES)))
+    raise ValueError(f"unknown action {action!r}")
+
+
+def _take_cloth(ws: tuple, k: int) -> tuple:
+    """Remove k cloth, one at a time from the fullest workshop (ruling); sorted result."""
+    w = list(ws)
+    for _ in range(k):
+        w.sort(reverse=True)
+        w[0] -= 1
+    return tuple(sorted(w))
+
+
+def _outcomes(state: tuple, action: str) -> list[tuple]:
+    """Every mat state (not yet canonical, hand unchanged) reachable by carrying out ``action``
+    once, at least partly, with every choice the rules page leaves to the player."""
+    if not _feasible(state, action):
+        return []
+    wh, ws, ships, th, res, port_free, trade_free, row_free, art_free, hand = state
+    out = []
+
+    def make(wh=wh, ws=ws, ships=ships, th=th, res=res, port_free=port_free, trade_free=trade_free,
+             row_free=row_free, art_free=art_free):  # fmt: skip
+        return (tuple(wh), tuple(sorted(ws)), ships, frozenset(th), res, port_free, tuple(trade_free),
+                tuple(row_free), art_free, hand)  # fmt: skip
+
+    if action in RESOURCE_OF_ACTION:  # 1 cube from the reserve into that warehouse
+        w = list(wh)
+        w[RESOURCES.index(RESOURCE_OF_ACTION[action])] += 1
+        out.append(make(wh=w, res=res - 1))
+    elif action == "Weave":  # 1 cloth into every workshop with room, as far as the reserve goes
+        room = [i for i, c in enumerate(ws) if c < WORKSHOP_CAPACITY]
+        k = min(len(room), res)
+        for chosen in combinations(room, k):
+            w = list(ws)
+            for i in chosen:
+                w[i] += 1
+            out.append(make(ws=w, res=res - k))
+    elif action == "Ship":  # k ships each take 1 cloth to a port slot, k = 1 .. what is possible
+        for k in range(1, min(ships, sum(ws), port_free) + 1):
+            out.append(make(ws=_take_cloth(ws, k), port_free=port_free - k))
+    elif action == "Build":  # one item; its cubes go back to the reserve
+        wood, brick = wh[0], wh[1]
+        if ships < MAX_SHIPS and wood >= 2:
+            out.append(make(wh=(wood - 2, brick, wh[2]), ships=ships + 1, res=res + 2))
+        if brick >= 2:
+            for c in TRADE_CITIES:
+                if c not in th:
+                    out.append(make(wh=(wood, brick - 2, wh[2]), th=set(th) | {c}, res=res + 2))
+        if len(ws) < MAX_WORKSHOPS and wood >= 1 and brick >= 1:
+            out.append(make(wh=(wood - 1, brick - 1, wh[2]), ws=ws + (0,), res=res + 2))
+    elif action == "Artwork":  # 1 marble to a free artwork slot
+        out.append(make(wh=(wh[0], wh[1], wh[2] - 1), art_free=art_free - 1))
+    elif action == "Transport":  # 1 cloth to each chosen own trade city with a free slot
+        open_cities = [i for i, c in enumerate(TRADE_CITIES) if c in th and trade_free[i] > 0]
+        for k in range(1, min(len(open_cities), sum(ws)) + 1):
+            for chosen in combinations(open_cities, k):
+                tf = list(trade_free)
+                for i in chosen:
+                    tf[i] -= 1
+                out.append(make(ws=_take_cloth(ws, k), trade_free=tf))
+    elif action == "Contribute":  # 1 warehouse cube to a free slot of its resource
+        for i in range(len(RESOURCES)):
+            if wh[i] > 0 and row_free[i] > 0:
+                w = list(wh)
+                w[i] -= 1
+                rf = list(row_free)
+                rf[i] -= 1
+                out.append(make(wh=w, row_free=rf))
+    return out
 
 
 def reachable_by_cards(pos: dict, player: int, stop=None) -> set[tuple]:
-    """Every mat state reachable by playing action cards from the hand one after another,
-    each card playable when played (its action can be carried out at least partly), with every
-    choice of how the card's action is carried out. Includes the state before any card.
-    ``stop(state) -> bool``, if given, ends the search early once it returns True for a state
-    (the set returned then holds the states seen so far)."""
+    """Every (canonical) mat state reachable by playing action cards from the hand one after
+    another, each card playable when played (its action can be carried out at least partly),
+    with every choice of how the card's action is carried out. Includes the state before any
+    card. ``stop(state) -> bool``, if given, ends the search early once it returns True for a
+    state (the set returned then holds the states seen so far)."""
     start = _mat_state(pos, player)
     seen = {start}
     todo = [start]
@@ -566,7 +600,7 @@ def reachable_by_cards(pos: dict, player: int, stop=None) -> set[tuple]:
                 continue
             new_hand = tuple(k - (1 if i == a_index else 0) for i, k in enumerate(hand))
             for nxt in _outcomes(state, action):
-                nxt = nxt[:-1] + (new_hand,)
+                nxt = _canonical(nxt[:-1] + (new_hand,))
                 if nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
