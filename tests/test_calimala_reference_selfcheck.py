@@ -4,6 +4,10 @@ extended example. Every expectation is an exact number worked out by hand."""
 
 from __future__ import annotations
 
+import itertools
+import json
+import random
+
 import pytest
 
 from reference import calimala_reference as ref
@@ -693,3 +697,224 @@ def test_placement_ship_or_transport_card_makes_workshop_room():
     me["ships"] = 2
     me["hand"] = ["Ship"]
     assert ref.placement_spaces(pos, 0, spaces) == {0, 2}
+
+
+# ---------------------------------------------------------------------------
+# the card search against a plain brute force on whole positions
+# ---------------------------------------------------------------------------
+# The reference searches a reduced, capped state; here every card play is simulated on a full
+# copy of the position with every choice (which port, church, building, trade city ...), and
+# ``can_carry_out`` (its unchecked body, the position validated once) decides each play.
+# Small hands keep this exhaustive.
+
+
+def random_position(rng: random.Random) -> dict:
+    n = rng.randint(3, 5)
+    pos = position(n)
+    order = list(range(n)) * 2
+    rng.shuffle(order)
+    set_seats(pos, order[: rng.randint(0, 6)])
+    set_council_art(pos, [q for q in order[:4] if rng.random() < 0.4])
+    for i, p in enumerate(pos["players"]):
+        scarce = rng.random() < 0.3  # sometimes use up (nearly) all of the player's 40 cubes
+        for c in ref.CITIES:
+            p["cloth"][c] = rng.choice([0, 0, 1, 2, 3] + ([4, 5] if scarce else []))
+        for ch in ref.CHURCHES:
+            for r in ref.RESOURCES:
+                p["contributions"][ch][r] = rng.choice([0, 0, 0, 1])
+        for b in ref.CHURCHES:
+            p["artworks"][b] = rng.choice([0, 0, 0, 1])
+        for r in ref.RESOURCES:
+            p["warehouse"][r] = rng.choice([0, 0, 1, 2, 4])
+        p["workshops"] = [rng.choice([0, 1, 2, 4]) for _ in range(rng.randint(1, 3))]
+        p["ships"] = rng.choice([0, 0, 1, 2, 3])
+        p["trade_houses"] = {c for c in ref.TRADE_CITIES if rng.random() < 0.3}
+        p["hand"] = [rng.choice(ref.ACTIONS) for _ in range(rng.randint(0, 4))]
+        while ref.reserve(pos, i) < 0:
+            c = rng.choice([c for c in ref.CITIES if p["cloth"][c] > 0])
+            p["cloth"][c] -= 1
+        if scarce:  # bring the reserve down to 0..2 with cloth in the cities
+            room = max(0, ref.reserve(pos, i) - rng.randint(0, 2))
+            for c in ref.CITIES:
+                add = min(room, 12 - sum(q["cloth"][c] for q in pos["players"]))
+                if add > 0:
+                    p["cloth"][c] += add
+                    room -= add
+    for c in ref.CITIES:  # over-full city: take cloth from players other than player 0
+        while sum(q["cloth"][c] for q in pos["players"]) > 12:
+            max(pos["players"][1:], key=lambda q: q["cloth"][c])["cloth"][c] -= 1
+    for ch in ref.CHURCHES:  # over-full church rows
+        for r in ref.RESOURCES:
+            while sum(q["contributions"][ch][r] for q in pos["players"]) > ref.CONTRIBUTION_SLOTS[ch][r]:
+                max(pos["players"], key=lambda q: q["contributions"][ch][r])["contributions"][ch][r] -= 1
+        while sum(q["artworks"][ch] for q in pos["players"]) > ref.ARTWORK_SLOTS[ch]:
+            max(pos["players"], key=lambda q: q["artworks"][ch])["artworks"][ch] -= 1
+    # sometimes fill slot rows so that "no free slot" cases occur
+    filler = pos["players"][n - 1]
+    free = ref.free_slots(pos)
+    if rng.random() < 0.3:
+        for ch in ref.CHURCHES:
+            r = rng.choice(ref.RESOURCES)
+            filler["contributions"][ch][r] += free["contribution"][ch][r]
+    if rng.random() < 0.3:
+        for b in ref.CHURCHES:
+            filler["artworks"][b] += free["artwork"][b]
+    if rng.random() < 0.3:
+        for c in rng.sample(ref.CITIES, 3):
+            filler["cloth"][c] += free["city"][c]
+    if ref.reserve(pos, n - 1) < 0:
+        return random_position(rng)
+    ref.validate_position(pos)
+    return pos
+
+
+def clone(pos: dict) -> dict:
+    """A deep copy of a position (faster than copy.deepcopy for this fixed shape)."""
+
+    def player(p):
+        q = dict(p)
+        q["cloth"] = dict(p["cloth"])
+        q["contributions"] = {ch: dict(rows) for ch, rows in p["contributions"].items()}
+        q["artworks"] = dict(p["artworks"])
+        q["warehouse"] = dict(p["warehouse"])
+        q["workshops"] = list(p["workshops"])
+        q["trade_houses"] = set(p["trade_houses"])
+        q["hand"] = list(p["hand"])
+        return q
+
+    return {
+        "players": [player(p) for p in pos["players"]],
+        "seat_order": list(pos["seat_order"]),
+        "council_artwork_order": list(pos["council_artwork_order"]),
+    }
+
+
+def play_outcomes(pos: dict, me: int, action: str) -> list[dict]:
+    """Every position after ``me`` carries out ``action`` once, at least partly."""
+    if not ref._can_carry_out_unchecked(pos, me, action):
+        return []
+    out = []
+
+    def fresh():
+        q = clone(pos)
+        return q, q["players"][me]
+
+    def take_cloth(p, k):
+        for _ in range(k):
+            i = max(range(len(p["workshops"])), key=lambda j: p["workshops"][j])
+            p["workshops"][i] -= 1
+
+    p0 = pos["players"][me]
+    free = ref.free_slots(pos)
+    if action in ("Wood", "Brick", "Marble"):
+        q, p = fresh()
+        p["warehouse"][action.lower()] += 1
+        out.append(q)
+    elif action == "Weave":
+        room = [i for i, c in enumerate(p0["workshops"]) if c < 4]
+        k = min(len(room), ref.reserve(pos, me))
+        for chosen in itertools.combinations(room, k):
+            q, p = fresh()
+            for i in chosen:
+                p["workshops"][i] += 1
+            out.append(q)
+    elif action == "Ship":
+        ports = [c for c in ref.PORT_CITIES if free["city"][c] > 0]
+        for k in range(1, min(p0["ships"], sum(p0["workshops"])) + 1):
+            for dests in itertools.product(ports, repeat=k):
+                q, p = fresh()
+                take_cloth(p, k)
+                for c in dests:
+                    p["cloth"][c] += 1
+                if all(v >= 0 for v in ref.free_slots(q)["city"].values()):
+                    out.append(q)
+    elif action == "Build":
+        wh = p0["warehouse"]
+        if p0["ships"] < 3 and wh["wood"] >= 2:
+            q, p = fresh()
+            p["warehouse"]["wood"] -= 2
+            p["ships"] += 1
+            out.append(q)
+        for c in ref.TRADE_CITIES:
+            if wh["brick"] >= 2 and c not in p0["trade_houses"]:
+                q, p = fresh()
+                p["warehouse"]["brick"] -= 2
+                p["trade_houses"] = set(p["trade_houses"]) | {c}
+                out.append(q)
+        if len(p0["workshops"]) < 3 and wh["wood"] >= 1 and wh["brick"] >= 1:
+            q, p = fresh()
+            p["warehouse"]["wood"] -= 1
+            p["warehouse"]["brick"] -= 1
+            p["workshops"].append(0)
+            out.append(q)
+    elif action == "Artwork":
+        for b in ref.BUILDINGS:
+            if free["artwork"][b] > 0:
+                q, p = fresh()
+                p["warehouse"]["marble"] -= 1
+                p["artworks"][b] += 1
+                if b == COUNCIL:
+                    q["council_artwork_order"].append(me)
+                out.append(q)
+    elif action == "Transport":
+        cities = [c for c in ref.TRADE_CITIES if c in p0["trade_houses"] and free["city"][c] > 0]
+        for k in range(1, min(len(cities), sum(p0["workshops"])) + 1):
+            for chosen in itertools.combinations(cities, k):
+                q, p = fresh()
+                take_cloth(p, k)
+                for c in chosen:
+                    p["cloth"][c] += 1
+                out.append(q)
+    elif action == "Contribute":
+        for ch in ref.CHURCHES:
+            for r in ref.RESOURCES:
+                if p0["warehouse"][r] > 0 and free["contribution"][ch][r] > 0:
+                    q, p = fresh()
+                    p["warehouse"][r] -= 1
+                    p["contributions"][ch][r] += 1
+                    out.append(q)
+    return out
+
+
+def brute_possible(pos: dict, me: int, memo: dict | None = None) -> set[str]:
+    """Actions that can be carried out after some sequence of card plays (memo: whole position)."""
+    memo = {} if memo is None else memo
+    key = json.dumps(pos, sort_keys=True, default=sorted)
+    if key in memo:
+        return memo[key]
+    ref.validate_position(pos)
+    possible = {a for a in ref.ACTIONS if ref._can_carry_out_unchecked(pos, me, a)}
+    hand = ref.hand_counter(pos["players"][me]["hand"])
+    for card in hand:
+        for q in play_outcomes(pos, me, card):
+            rest = hand.copy()
+            rest[card] -= 1
+            q["players"][me]["hand"] = list(rest.elements())
+            possible |= brute_possible(q, me, memo)
+    memo[key] = possible
+    return possible
+
+
+def test_feasible_on_the_mat_state_matches_can_carry_out():
+    rng = random.Random(20240601)
+    for _ in range(150):
+        pos = random_position(rng)
+        for me in range(len(pos["players"])):
+            state = ref._mat_state(pos, me)
+            for a in ref.ACTIONS:
+                assert ref._feasible(state, a) == ref.can_carry_out(pos, me, a), (a, me, pos)
+
+
+def test_card_search_matches_brute_force_on_random_positions():
+    rng = random.Random(7)
+    all_spaces = [(a, a) for a in ref.ACTIONS] + list(itertools.combinations(ref.ACTIONS, 2))
+    differing = 0
+    for _ in range(150):
+        pos = random_position(rng)
+        me = rng.randrange(len(pos["players"]))
+        possible = brute_possible(pos, me)
+        direct = {a for a in ref.ACTIONS if ref.can_carry_out(pos, me, a)}
+        differing += possible != direct
+        expect = {i for i, (a, b) in enumerate(all_spaces) if a in possible or b in possible}
+        assert ref.placement_spaces(pos, me, all_spaces) == (expect or set(range(len(all_spaces))))
+    assert differing >= 15  # the sample does exercise card plays that enable actions

@@ -211,23 +211,23 @@ def seats(pos: dict, player: int) -> int:
 def validate_position(pos: dict) -> None:
     """Raise ValueError if the position breaks the format or the game's physical limits."""
 
-    def need(cond: bool, what: str) -> None:
+    def need(cond: bool, what: str, *args) -> None:
         if not cond:
-            raise ValueError(what)
+            raise ValueError(what % args)
 
     players = pos["players"]
     n = len(players)
     need(3 <= n <= 5, "3 to 5 players")
     for key in ("seat_order", "council_artwork_order"):
-        need(all(isinstance(q, int) and 0 <= q < n for q in pos[key]), f"{key} holds player ids")
+        need(all(isinstance(q, int) and 0 <= q < n for q in pos[key]), "%s holds player ids", key)
     need(len(pos["seat_order"]) <= COUNCIL_SEATS, "at most 15 seats")
     for i, p in enumerate(players):
-        need(set(p["cloth"]) == set(CITIES), f"player {i}: cloth keys are the 6 cities")
-        need(set(p["contributions"]) == set(CHURCHES), f"player {i}: contribution keys are the 3 churches")
+        need(set(p["cloth"]) == set(CITIES), "player %s: cloth keys are the 6 cities", i)
+        need(set(p["contributions"]) == set(CHURCHES), "player %s: contribution keys are the 3 churches", i)
         for ch in CHURCHES:
-            need(set(p["contributions"][ch]) == set(RESOURCES), f"player {i}: {ch} rows are the 3 resources")
-        need(set(p["artworks"]) == set(BUILDINGS), f"player {i}: artwork keys are the 4 buildings")
-        need(set(p["warehouse"]) == set(RESOURCES), f"player {i}: warehouse keys are the 3 resources")
+            need(set(p["contributions"][ch]) == set(RESOURCES), "player %s: %s rows are the 3 resources", i, ch)
+        need(set(p["artworks"]) == set(BUILDINGS), "player %s: artwork keys are the 4 buildings", i)
+        need(set(p["warehouse"]) == set(RESOURCES), "player %s: warehouse keys are the 3 resources", i)
         values = (
             list(p["cloth"].values())
             + [p["contributions"][ch][r] for ch in CHURCHES for r in RESOURCES]
@@ -236,23 +236,24 @@ def validate_position(pos: dict) -> None:
             + list(p["workshops"])
             + [p["seats"], p["ships"]]
         )
-        need(all(isinstance(v, int) and v >= 0 for v in values), f"player {i}: counts are non-negative ints")
-        need(all(v <= WAREHOUSE_CAPACITY for v in p["warehouse"].values()), f"player {i}: warehouse over 4")
-        need(1 <= len(p["workshops"]) <= MAX_WORKSHOPS, f"player {i}: 1 to 3 workshops")
-        need(all(v <= WORKSHOP_CAPACITY for v in p["workshops"]), f"player {i}: workshop over 4 cloth")
-        need(p["ships"] <= MAX_SHIPS, f"player {i}: at most 3 ships")
-        need(set(p["trade_houses"]) <= set(TRADE_CITIES), f"player {i}: trade houses only in trade cities")
-        need(len(set(p["trade_houses"])) == len(list(p["trade_houses"])), f"player {i}: one house per city")
-        need(p["seats"] == pos["seat_order"].count(i), f"player {i}: seats must match seat_order")
+        need(all(isinstance(v, int) and v >= 0 for v in values), "player %s: counts are non-negative ints", i)
+        need(all(v <= WAREHOUSE_CAPACITY for v in p["warehouse"].values()), "player %s: warehouse over 4", i)
+        need(1 <= len(p["workshops"]) <= MAX_WORKSHOPS, "player %s: 1 to 3 workshops", i)
+        need(all(v <= WORKSHOP_CAPACITY for v in p["workshops"]), "player %s: workshop over 4 cloth", i)
+        need(p["ships"] <= MAX_SHIPS, "player %s: at most 3 ships", i)
+        need(set(p["trade_houses"]) <= set(TRADE_CITIES), "player %s: trade houses only in trade cities", i)
+        need(len(set(p["trade_houses"])) == len(list(p["trade_houses"])), "player %s: one house per city", i)
+        need(p["seats"] == pos["seat_order"].count(i), "player %s: seats must match seat_order", i)
         need(
             p["artworks"][COUNCIL] == pos["council_artwork_order"].count(i),
-            f"player {i}: council artworks must match council_artwork_order",
+            "player %s: council artworks must match council_artwork_order",
+            i,
         )
         hand = hand_counter(p["hand"])
-        need(set(hand) <= set(ACTIONS) and all(k > 0 for k in hand.values()), f"player {i}: hand holds actions")
-        need(cubes_on_board_and_mat(p) <= CUBES_PER_PLAYER, f"player {i}: more than 40 cubes placed")
+        need(set(hand) <= set(ACTIONS) and all(k > 0 for k in hand.values()), "player %s: hand holds actions", i)
+        need(cubes_on_board_and_mat(p) <= CUBES_PER_PLAYER, "player %s: more than 40 cubes placed", i)
         if "reserve" in p:
-            need(p["reserve"] == reserve(pos, i), f"player {i}: reserve must be 40 minus the cubes placed")
+            need(p["reserve"] == reserve(pos, i), "player %s: reserve must be 40 minus the cubes placed", i)
     free = free_slots(pos)
     need(all(v >= 0 for v in free["city"].values()), "a city holds more than 12 cloth")
     need(all(v >= 0 for ch in CHURCHES for v in free["contribution"][ch].values()), "a church row is over-full")
@@ -402,6 +403,13 @@ def can_carry_out(pos: dict, player: int, action: str) -> bool:
     resource in one of the 3 churches.
     """
     validate_position(pos)
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}")
+    return _can_carry_out_unchecked(pos, player, action)
+
+
+def _can_carry_out_unchecked(pos: dict, player: int, action: str) -> bool:
+    """``can_carry_out`` on a position already validated."""
     me = pos["players"][player]
     free = free_slots(pos)
     wh = me["warehouse"]
@@ -616,17 +624,20 @@ def placement_spaces(pos: dict, player: int, space_actions: list[tuple[str, str]
     cards from hand (each playable when played), at least one of its two actions can be carried
     out at least partly. Cards drawn during the turn are unknown and not counted. If no space is
     allowed this way, every space is.
+
+    The search stops as soon as every space has a possible action; otherwise it visits every
+    reachable mat state, which grows exponentially with the hand (a hand of one card of each
+    action: about 2,000 states; two of each: about 100,000).
     """
     validate_position(pos)
     for a, b in space_actions:
         if a not in ACTIONS or b not in ACTIONS:
             raise ValueError(f"unknown action in space {(a, b)!r}")
-    wanted = {a for space in space_actions for a in space}
     possible: set[str] = set()
 
     def note(state: tuple) -> bool:
-        possible.update(a for a in wanted if _feasible(state, a))
-        return possible == wanted  # nothing more to learn
+        possible.update(a for a in ACTIONS if _feasible(state, a))
+        return all(a in possible or b in possible for a, b in space_actions)  # every space decided
 
     reachable_by_cards(pos, player, stop=note)
     allowed = {i for i, (a, b) in enumerate(space_actions) if a in possible or b in possible}
