@@ -918,3 +918,15 @@ def test_card_search_matches_brute_force_on_random_positions():
         expect = {i for i, (a, b) in enumerate(all_spaces) if a in possible or b in possible}
         assert ref.placement_spaces(pos, me, all_spaces) == (expect or set(range(len(all_spaces))))
     assert differing >= 15  # the sample does exercise card plays that enable actions
+
+
+def test_placement_each_resource_card_takes_a_cube_from_the_reserve():
+    pos = position(3)
+    me = pos["players"][0]
+    fill_ports(me)
+    me["warehouse"]["marble"] = 3  # 39 cubes placed: reserve 1
+    me["hand"] = ["Wood", "Brick"]
+    spaces = [("Build", "Ship"), ("Marble", "Transport")]
+    assert ref.placement_spaces(pos, 0, spaces) == {1}  # a workshop needs both cards
+    me["warehouse"]["marble"] = 2  # reserve 2
+    assert ref.placement_spaces(pos, 0, spaces) == {0, 1}
