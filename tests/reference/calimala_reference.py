@@ -69,6 +69,31 @@ function below validates its position first.
 A council scoring is evaluated on the position *as it is when the tile is scored*: the seat just
 taken on that tile is already in ``seats`` and ``seat_order``.
 
+Readings of the rules page (where it leaves a choice)
+=====================================================
+* "nobody scores with 0": a player with value 0 gets nothing and occupies no place.
+* The tie-break chain is applied to all players tied on a value at once, step by step, as a
+  lexicographic order: (1) higher seats + Palazzo Vecchio artworks; (2) more seats; (3) with
+  the same seat count k > 0, whoever took their k-th seat earlier in ``seat_order``; (4) with
+  no seats, whoever placed their first Palazzo Vecchio artwork earlier in
+  ``council_artwork_order`` (players tied up to here hold the same number of council
+  artworks, so either all or none of them have one); (5) players still tied occupy consecutive
+  places and each gets the sum of those places' points // their number. Places after the last
+  awarded one are worth 0 (two players tied for 3rd of 3/2/1 get (1 + 0) // 2 = 0 each).
+* "Artwork" counts the Palazzo Vecchio's artworks too; "Contributed marble" counts only the
+  marble rows of the churches, not artworks (artworks are not contributions).
+* The winner tie-break is only seats + council artworks; still tied, all of them win.
+* Build needs no cube from the reserve (its cubes go back there); Ship, Transport, Artwork
+  and Contribute move cubes already placed, so only Wood, Brick, Marble and Weave need the
+  reserve. A Weave with fewer reserve cubes than workshops with room fills as many as it can,
+  the player choosing which.
+* Placement: only the cards now in the placing player's hand count (cards drawn for failed
+  actions during the turn are unknown). A card is playable when its action can be carried out
+  at least partly at that moment; it is then carried out with any of the player's choices,
+  partly included (fewer ships, fewer trade cities). Cloth leaves workshops fullest first
+  (the rules page's ruling). Using one of the space's own actions as a stepping stone is moot:
+  an action that can be carried out already makes the space allowed.
+
 Functions
 =========
 * ``category_values(pos) -> {category: [value per player]}`` for the 15 categories
