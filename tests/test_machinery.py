@@ -428,7 +428,8 @@ def test_selfplay_vecenv_with_a_seed_is_reproducible_with_the_default_opponent(g
     b = _trajectory(sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11))
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     venv = sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11)
-    assert all(np.array_equal(x, y) for x, y in zip(_trajectory(venv), _trajectory(venv), strict=True))  # seeded reset replays
+    again = zip(_trajectory(venv), _trajectory(venv), strict=True)  # a seeded reset replays
+    assert all(np.array_equal(x, y) for x, y in again)
 
 
 @pytest.mark.parametrize("failure", ["raises", "illegal"])
