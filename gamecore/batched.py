@@ -13,9 +13,11 @@ Game ``i`` of a batch seeded ``s`` plays exactly the games of a sequential env r
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 
 from gamecore.batch_kernels import build
@@ -23,6 +25,65 @@ from gamecore.games import get_game
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
 from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_seed_array
+
+#: fewest games per thread worth a thread of its own
+MIN_GAMES_PER_THREAD = 64
+
+
+class ThreadChooser:
+    """How many numba threads the batched kernels use.
+
+    ``num_threads="auto"`` (the default) tries, from time to time, one thread against all of them
+    (at most one per MIN_GAMES_PER_THREAD games) on the live workload and uses whichever is faster
+    until the next trial: on quiet cores that is all of them, and when other processes (or torch in
+    this one) hold the cores it falls back to one thread instead of stalling on busy ones. An int
+    fixes the count. The results never depend on it: every game is stepped by exactly one thread.
+    """
+
+    EXPLORE = 3  # timed calls per candidate in a trial
+    EXPLOIT = 400  # calls between trials
+
+    def __init__(self, requested: int | str, num_envs: int) -> None:
+        most = max(1, min(numba.config.NUMBA_NUM_THREADS, num_envs // MIN_GAMES_PER_THREAD))
+        if requested == "auto":
+            self.candidates = sorted({1, most})
+        elif isinstance(requested, (int, np.integer)) and not isinstance(requested, (bool, np.bool_)) \
+                and 1 <= requested <= numba.config.NUMBA_NUM_THREADS:
+            self.candidates = [int(requested)]
+        else:
+            raise ValueError(f"num_threads must be 'auto' or an int 1..{numba.config.NUMBA_NUM_THREADS}, "
+                             f"got {requested!r}")
+        self.requested = requested
+        self.best = self.candidates[-1]
+        self._calls = 0
+        self._trial: dict[int, float] = {}
+
+    def _pick(self) -> tuple[int, bool]:
+        if len(self.candidates) == 1:
+            return self.candidates[0], False
+        k = self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates))
+        if k < self.EXPLORE * len(self.candidates):
+            return self.candidates[k % len(self.candidates)], True
+        return self.best, False
+
+    def run(self, kernel, *args) -> None:
+        threads, timed = self._pick()
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            t0 = time.perf_counter()
+            kernel(*args)
+            dt = time.perf_counter() - t0
+        finally:
+            numba.set_num_threads(before)
+        self._calls += 1
+        if timed:
+            self._trial[threads] = min(self._trial.get(threads, float("inf")), dt)
+            if len(self._trial) == len(self.candidates) and \
+                    self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates)) == \
+                    self.EXPLORE * len(self.candidates):
+                self.best = min(self._trial, key=self._trial.get)
+                self._trial = {}
 
 
 def available_memory() -> int | None:
@@ -57,7 +118,8 @@ class BatchedGames:
     """``num_envs`` games of one kind stepped together.
 
     ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
-    default count. Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
+    default count. ``num_threads``: ``"auto"`` (default) or a fixed count, see :class:`ThreadChooser`.
+    Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
     call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``current_players`` (N,)
     int64, ``rewards`` (N, num_players) float64 (non-zero only on the step that ended a game),
     ``dones`` (N,) bool, ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
@@ -69,6 +131,7 @@ class BatchedGames:
         num_envs: int,
         seed: int | None = None,
         reward_mode: str = "rank",
+        num_threads: int | str = "auto",
         **options: Any,
     ) -> None:
         self.game = get_game(game)
@@ -106,6 +169,12 @@ class BatchedGames:
         self.episodes = np.zeros(n, dtype=np.int64)
         self._seed = seed
         self._has_reset = False
+        self.threads = ThreadChooser(num_threads, self.num_envs)
+
+    @property
+    def num_threads(self) -> int:
+        """Threads the batched kernels use now (see :class:`ThreadChooser`)."""
+        return self.threads.best
 
     @property
     def _k(self):
@@ -133,9 +202,9 @@ class BatchedGames:
             base = python_seed_to_int(None) % (MAX_SEED - self.num_envs)
         self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
         self.episodes[:] = 0
-        self._k.reset(
-            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players,
-            self._all,
+        self.threads.run(
+            self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self._obs,
+            self.current_players, self._all,
         )
         self._dones[:] = 0
         self.rewards[:] = 0.0
@@ -214,8 +283,8 @@ class BatchedGames:
         ``(observations, rewards, dones, masks)``. Inactive games are left untouched."""
         act = self._all if active is None else self.check_active(active)
         a = self.check_actions(actions, None if active is None else act)
-        self._k.step(
-            self.states, a, act, self.params, self.streams, self.episodes, self._reward_code,
+        self.threads.run(
+            self._k.step, self.states, a, act, self.params, self.streams, self.episodes, self._reward_code,
             self.rewards, self._dones, self.final_states, self.masks, self._obs, self.current_players,
             self._keys,
         )
@@ -243,7 +312,12 @@ class BatchedGames:
         scratch = np.zeros_like(self.states)
         masks = np.zeros_like(self.masks)
         decisions = np.zeros(self.num_envs, dtype=np.int64)
-        self._k.rollout(scratch, self.params, streams, rng, masks, int(games_per_env), decisions)
+        before = numba.get_num_threads()
+        numba.set_num_threads(self.threads.best)
+        try:
+            self._k.rollout(scratch, self.params, streams, rng, masks, int(games_per_env), decisions)
+        finally:
+            numba.set_num_threads(before)
         return int(decisions.sum())
 
     def __repr__(self) -> str:
@@ -273,4 +347,4 @@ def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray
     return RandomOpponent(seed)
 
 
-__all__ = ["BatchedGames", "RandomOpponent", "random_opponent", "batch_bytes", "episode_seed"]
+__all__ = ["BatchedGames", "RandomOpponent", "ThreadChooser", "random_opponent", "batch_bytes", "episode_seed"]

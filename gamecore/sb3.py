@@ -44,9 +44,11 @@ class SelfPlayVecEnv(VecEnv):
         opponent: Callable[[np.ndarray, np.ndarray], np.ndarray] | str = "random",
         learner_seat: int | str = "rotate",
         reward_mode: str = "rank",
+        num_threads: int | str = "auto",
         **options: Any,
     ) -> None:
-        self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, **options)
+        self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, num_threads=num_threads,
+                                  **options)
         g = self.games
         self.render_mode = None
         super().__init__(

@@ -473,3 +473,47 @@ def test_finished_game_leaves_every_seat_done():
     env = _mid_game(GAME_NAMES[0])
     play_to_end(env, np.random.default_rng(0))
     assert env.state_array[H_DONE] == (1 << env.num_players) - 1
+
+
+# ---- threads -----------------------------------------------------------------------------------------
+def test_results_do_not_depend_on_the_thread_count(game_name):
+    runs = []
+    for threads in (1, 2, "auto"):
+        b = BatchedGames(game_name, 128, seed=4, num_threads=threads)
+        b.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(30):
+            b.step(np.array([random_legal(m, rng) for m in b.masks]))
+        runs.append(b.states.copy())
+    assert all(np.array_equal(runs[0], r) for r in runs[1:])
+
+
+def test_auto_threads_tries_one_and_all_and_keeps_the_faster():
+    from gamecore.batched import ThreadChooser
+
+    chooser = ThreadChooser("auto", 1024)
+    assert chooser.candidates == [1, 2] or chooser.candidates == [1]
+    if chooser.candidates == [1]:
+        pytest.skip("one CPU")
+    slow_with = {1: 0.0, 2: 0.02}  # pretend two threads are slow (cores busy)
+    import time as _time
+
+    for _ in range(chooser.EXPLORE * 2):
+        chooser.run(lambda t=chooser: _time.sleep(slow_with[__import__("numba").get_num_threads()]))
+    assert chooser.best == 1
+    assert ThreadChooser("auto", 64).candidates == [1]  # too few games to share
+    with pytest.raises(ValueError, match="num_threads"):
+        BatchedGames("callisto", 4, num_threads=0)
+    with pytest.raises(ValueError, match="num_threads"):
+        BatchedGames("callisto", 4, num_threads="many")
+
+
+def test_the_wrapped_env_pickles_and_copies(game_name):
+    env = game_module(game_name).env()
+    env.reset(seed=2)
+    env.step(env.unwrapped.legal_actions()[0])
+    for other in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        assert other.agent_selection == env.agent_selection
+        assert np.array_equal(other.unwrapped.get_state(), env.unwrapped.get_state())
+    with pytest.raises(AttributeError, match="before reset"):
+        game_module(game_name).env().agent_selection  # noqa: B018
