@@ -372,7 +372,8 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     Player keys: ``wood brick marble ships vp placed coloured white`` (numbers), ``cloth`` (one
     number per workshop built), ``houses`` (trade cities), ``hand`` / ``known`` (cards; known ones
     are also in the hand), ``kept`` (scoring card). Cubes in reserve are what is left of 40; discs
-    in reserve default to the supply minus those on the grid and in the council.
+    in reserve default to the supply minus those on the grid and in the council; white discs in
+    neither a reserve nor on the grid have left the game.
     """
     lines = [ln.split("#")[0].strip() for ln in text.strip().splitlines()]
     lines = [ln for ln in lines if ln]
@@ -511,6 +512,10 @@ def position(text: str, seed: int = 0) -> np.ndarray:
         st[L.WHITE + p] = int(keys["white"][0]) if "white" in keys else max(0, white - white_grid[p])
         st[L.PLACED + p] = int(keys["placed"][0]) if "placed" in keys else \
             on_grid[p] + white_grid[p] + st[L.SEATS + p]
+    missing = n * white - int(white_grid.sum()) - int(st[L.WHITE: L.WHITE + n].sum())
+    if missing < 0:
+        raise ValueError(f"{-missing} white discs too many")
+    st[L.WHITE_OUT] = missing  # white discs not on the grid nor in a reserve have left the game
     # cubes left in reserve
     for p in range(n):
         used = sum(int(st[L.WH + 3 * p + r]) for r in range(3)) + sum(int(st[L.CLOTH + 3 * p + w]) for w in range(3))

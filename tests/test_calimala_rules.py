@@ -1,0 +1,486 @@
+"""Calimala, one test per clause of docs/rules/calimala.md (positions built from text)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import calimala_env
+from calimala_env import layout as L
+from calimala_env import notation, rules
+from calimala_env.game import GAME, legal_strings, position
+from gamecore.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+
+P = L.MAX_PLAYERS
+# a1 Wood     b1 Brick       c1 Marble
+# a2 Artwork  b2 Contribute  c2 Weave
+# a3 Ship     b3 Build       c3 Transport
+LAYOUT = "layout Wood Brick Marble / Artwork Contribute Weave / Ship Build Transport"
+ALL_STREETS = sorted(L.STREET_NAMES)
+
+
+def tiles_with(first: list[str]) -> str:
+    """A 'tiles' line: the given tiles first, in order, then the others in the table's order."""
+    rest = [t for t in L.TILE_NAMES if t not in first]
+    return "tiles " + " / ".join(first + rest)
+
+
+def at(text: str, seed: int = 0) -> calimala_env.raw_env:
+    st = position(text, seed)
+    n = int(st[1])
+    opts = {"num_players": n, "start_player": int(st[L.START])}
+    if text.find("layout") >= 0:
+        opts["action_layout"] = [L.ACTION_NAMES[int(t)] for t in st[L.LAYOUT: L.LAYOUT + 9]]
+    env = calimala_env.raw_env(**opts)
+    env.reset(seed=seed)
+    env.set_state(st)
+    return env
+
+
+def play(env, *texts: str) -> None:
+    for text in texts:
+        env.step(env.string_to_action(text))
+
+
+def strings(env, prefix: str = "") -> list[str]:
+    return [s for s in env.legal_action_strings() if s.startswith(prefix)]
+
+
+def places(env, disc: str = "coloured") -> list[str]:
+    """The streets where a disc of that kind may be placed."""
+    pre = f"place {disc} on street "
+    return sorted(s[len(pre):] for s in env.legal_action_strings() if s.startswith(pre))
+
+
+def st_(env) -> np.ndarray:
+    return env.state_array
+
+
+def wh(env, p: int) -> list[int]:
+    return [int(x) for x in st_(env)[L.WH + 3 * p: L.WH + 3 * p + 3]]
+
+
+def hand(env, p: int) -> list[str]:
+    return notation.card_names(st_(env)[L.HAND + 9 * p: L.HAND + 9 * p + 9])
+
+
+def vp(env) -> list[int]:
+    n = env.num_players
+    return [int(x) for x in st_(env)[L.VP: L.VP + n]]
+
+
+def seat_order(env) -> list:
+    out = []
+    for k in range(int(st_(env)[L.NEXT_SEAT])):
+        sv = int(st_(env)[L.SEAT + k])
+        out.append(sv - L.SEAT_BASE if sv >= L.SEAT_BASE else None)
+    return out
+
+
+def fresh(n: int = 3, seed: int = 0, **kw) -> calimala_env.raw_env:
+    env = calimala_env.raw_env(num_players=n, **kw)
+    env.reset(seed=seed)
+    return env
+
+
+def finish_setup(env) -> None:
+    while env.state_array[H_PHASE] in (L.PH_KEEP, L.PH_START):
+        env.step(env.legal_actions()[0])
+
+
+# =================================================================================================
+# components and data
+# =================================================================================================
+def test_grid_has_12_streets_between_orthogonally_adjacent_cells():
+    pairs = {tuple(sorted(p)) for p in L.STREET_CELLS_LIST}
+    want = set()
+    for c in range(9):
+        r, k = divmod(c, 3)
+        if k < 2:
+            want.add((c, c + 1))
+        if r < 2:
+            want.add((c, c + 3))
+    assert pairs == want and len(L.STREET_NAMES) == 12
+    assert L.STREET_NAMES[:3] == ("a1-b1", "b1-c1", "a2-b2") and "b2-b3" in L.STREET_NAMES
+
+
+def test_random_layout_shuffles_the_8_tiles_around_the_printed_centre():
+    layouts = set()
+    for seed in range(30):
+        st = fresh(seed=seed).state_array
+        lay = tuple(int(x) for x in st[L.LAYOUT: L.LAYOUT + 9])
+        assert lay[L.CENTRE] == L.CONTRIBUTE == L.CENTRE_ACTION
+        assert sorted(lay) == list(range(9))
+        layouts.add(lay)
+    assert len(layouts) > 20
+
+
+def test_layout_option_first_game_or_explicit_and_bad_layouts_are_rejected():
+    env = fresh(action_layout="first_game")
+    assert [L.ACTION_NAMES[int(t)] for t in env.state_array[L.LAYOUT: L.LAYOUT + 9]] == list(L.FIRST_GAME_LAYOUT)
+    names = ["Ship", "Wood", "Brick", "Marble", "Weave", "Build", "Artwork", "Transport", "Contribute"]
+    env = fresh(action_layout=names)
+    assert env.to_dict()["layout"]["a1"] == "Ship" and env.to_dict()["layout"]["c3"] == "Contribute"
+    with pytest.raises(ValueError, match="each of the 9 actions once"):
+        fresh(action_layout=["Wood"] * 9)
+    with pytest.raises(ValueError, match="needs 9"):
+        fresh(action_layout=["Wood"])
+    with pytest.raises(ValueError, match="unknown action"):
+        fresh(action_layout=names[:8] + ["Gold"])
+
+
+def test_components_cards_tiles_slots():
+    assert L.CARD_COPIES == (5,) * 9 and L.NUM_CARDS == 45
+    assert len(L.TILE_NAMES) == 15 and len(set(L.TILE_NAMES)) == 15
+    assert len(L.SCORING_CARD_NAMES) == 10
+    assert [int(x) for x in L.CHURCH_SLOTS.sum(axis=1)] == [15, 9, 12]  # SMdF, San Miniato, Santa Croce
+    assert [int(x) for x in L.ART_SLOTS] == [5, 3, 4, 4]  # ... and the council
+    st = fresh(seed=4).state_array
+    assert sorted(int(x) for x in st[L.TILES: L.TILES + 15]) == list(range(15))
+
+
+@pytest.mark.parametrize("n,coloured,white", [(3, 12, 3), (4, 10, 2), (5, 8, 2)])
+def test_player_pieces_and_discs_per_player_count(n, coloured, white):
+    st = fresh(n).state_array
+    for p in range(n):
+        assert int(st[L.RESERVE + p]) == 40
+        assert int(st[L.COLOURED + p]) == coloured and int(st[L.WHITE + p]) == white
+        assert int(st[L.WORKSHOPS + p]) == 1 and int(st[L.SHIPS + p]) == 0
+        assert wh_of(st, p) == [0, 0, 0]
+
+
+def wh_of(st, p):
+    return [int(x) for x in st[L.WH + 3 * p: L.WH + 3 * p + 3]]
+
+
+# =================================================================================================
+# setup
+# =================================================================================================
+@pytest.mark.parametrize("n,each,up,out", [(3, 3, 1, 0), (4, 2, 1, 1), (5, 2, 0, 0)])
+def test_scoring_cards_are_dealt_per_player_count(n, each, up, out):
+    env = fresh(n, seed=2)
+    d = env.to_dict("all")
+    for p in range(n):
+        assert len(d["players"][p]["dealt_scoring_cards"]) == each
+    assert (d["face_up_scoring_card"] is not None) == bool(up)
+    assert (d["scoring_card_out_of_game"] is not None) == bool(out)
+    public = env.to_dict()
+    assert "dealt_scoring_cards" not in public["players"][0] and "scoring_card_out_of_game" not in public
+
+
+def test_each_seat_keeps_one_scoring_card_from_the_start_seat_clockwise():
+    env = fresh(3, seed=5, start_player=1)
+    order = []
+    while env.state_array[H_PHASE] == L.PH_KEEP:
+        p = int(env.state_array[H_CURRENT])
+        order.append(p)
+        dealt = env.to_dict(p)["players"][p]["dealt_scoring_cards"]
+        assert strings(env) == sorted(f"keep scoring card {c}" for c in dealt)
+        play(env, f"keep scoring card {dealt[1]}")
+        assert env.to_dict(p)["players"][p]["kept_scoring_card"] == dealt[1]
+        assert "kept_scoring_card" not in env.to_dict((p + 1) % 3)["players"][p]
+    assert order == [1, 2, 0]
+
+
+def test_start_cards_are_taken_face_up_from_the_seat_before_the_start_seat_backwards():
+    env = fresh(3, seed=5, start_player=1)
+    while env.state_array[H_PHASE] == L.PH_KEEP:
+        env.step(env.legal_actions()[0])
+    assert strings(env) == [f"take start card {c}" for c in ("Brick", "Build", "Marble", "Weave", "Wood")]
+    order = []
+    for card in ("Weave", "Wood", "Build"):
+        order.append(int(env.state_array[H_CURRENT]))
+        play(env, f"take start card {card}")
+    assert order == [0, 2, 1]
+    d = env.to_dict(0)
+    assert d["players"][0]["known_cards"] == ["Weave"] and d["players"][2]["known_cards"] == ["Wood"]
+    assert d["players"][1]["hand_count"] == 1 and d["players"][1]["known_cards"] == ["Build"]
+    # the two cards left (Brick, Marble) were shuffled into the deck: 40 + 2
+    assert d["deck_size"] == 42 and d["start_cards_on_table"] == []
+    assert int(env.state_array[H_PHASE]) == L.PH_PLACE and int(env.state_array[H_CURRENT]) == 1
+
+
+def test_with_five_players_the_last_start_card_is_taken_automatically():
+    env = fresh(5, seed=1)
+    while env.state_array[H_PHASE] == L.PH_KEEP:
+        env.step(env.legal_actions()[0])
+    for _ in range(4):
+        env.step(env.legal_actions()[0])
+    assert int(env.state_array[H_PHASE]) == L.PH_PLACE
+    assert env.to_dict()["deck_size"] == 40 and sum(p["hand_count"] for p in env.to_dict()["players"]) == 5
+
+
+# =================================================================================================
+# the rulebook's extended example
+# =================================================================================================
+EXAMPLE = f"""
+players 3
+{LAYOUT}
+{tiles_with(["Troyes", "Bruges", "Lisbon"])}
+seats 0 1
+street a2-a3: 2w 2 1
+city Lisbon: 1 2 1
+deck Wood Ship Weave
+p0: marble 2 cloth 1 1 ships 2 hand Artwork Wood
+p1: marble 1 brick 1 cloth 0 ships 2 houses Troyes hand Build
+p2: cloth 0
+"""  # Marion = p0 (blue), Angelika = p1 (red), Tanja = p2 (yellow)
+
+
+def test_rulebook_extended_example():
+    env = at(EXAMPLE)
+    st = env.state_array
+    white_before = int(st[L.WHITE + 0])
+    # Marion places on the street of Artwork and Ship, on top of Angelika, Tanja and a white disc
+    assert "place coloured on street a2-a3" in strings(env)
+    play(env, "place coloured on street a2-a3")
+    assert int(st[H_OWNER]) == 0 and int(st[H_CURRENT]) == 0
+    assert env.to_dict()["turn"]["activations"] == [{"owner": 0, "times": 1}, {"owner": 1, "times": 1},
+                                                    {"owner": 2, "times": 1}]
+    # she may not end before carrying out one of the two actions
+    assert strings(env) == ["play card Artwork", "play card Wood", "take action Artwork", "take action Ship"]
+    play(env, "take action Artwork")
+    assert strings(env) == [f"artwork: marble to {b}" for b in
+                            ("Palazzo Vecchio", "San Miniato", "Santa Croce", "Santa Maria del Fiore")]
+    play(env, "artwork: marble to Santa Croce", "play card Artwork", "artwork: marble to Santa Croce")
+    play(env, "take action Ship")
+    assert strings(env) == ["ship: cloth to Barcelona", "ship: cloth to Lisbon", "ship: cloth to London"]
+    play(env, "ship: cloth to Lisbon")
+    assert strings(env) == ["ship: cloth to Barcelona", "ship: cloth to Lisbon", "ship: cloth to London",
+                            "stop shipping"]
+    play(env, "stop shipping")
+    assert env.to_dict()["cities"]["Lisbon"] == [2, 2, 1]  # one yellow, two blue, two red
+    assert strings(env) == ["end activation", "play card Wood"]
+    play(env, "end activation")
+    # Angelika's red disc: the decider moves, the turn owner stays Marion
+    assert int(st[H_CURRENT]) == 1 and int(st[H_OWNER]) == 0
+    play(env, "take action Artwork", "artwork: marble to San Miniato")
+    assert strings(env) == ["end activation", "take action Ship: cannot, draw a card"]
+    play(env, "take action Ship: cannot, draw a card")
+    assert hand(env, 1) == ["Wood", "Build"]
+    assert strings(env) == ["end activation", "play card Wood"]  # Build needs wood: not yet playable
+    play(env, "play card Wood")
+    assert strings(env) == ["end activation", "play card Build"]
+    play(env, "play card Build")  # the workshop is her only build: carried out, and nothing is left to do
+    assert int(st[L.WORKSHOPS + 1]) == 2 and wh(env, 1) == [0, 0, 0]
+    # Tanja: no marble, no cloth; both actions give a card
+    assert int(st[H_CURRENT]) == 2
+    assert strings(env) == ["end activation", "take action Artwork: cannot, draw a card",
+                            "take action Ship: cannot, draw a card"]
+    play(env, "end activation")
+    assert hand(env, 2) == ["Weave", "Ship"]
+    d = env.to_dict(0)
+    assert d["players"][2]["hand_count"] == 2 and "hand" not in d["players"][2]
+    # the white fourth disc: Marion exchanges it for a blue disc from her reserve, on Lisbon's seat
+    assert seat_order(env) == [0, 1, 0]
+    assert d["council"]["seats"][2]["tile"] == "Lisbon"
+    assert int(st[L.WHITE + 0]) == white_before + 1
+    assert notation.stack_tokens(st, L.STREET_NAMES.index("a2-a3")) == ["2", "1", "0"]
+    # Lisbon: Marion and Angelika 2 each, Tanja 1; Marion has more seats
+    assert vp(env) == [3, 2, 1]
+    assert int(st[H_OWNER]) == 1 and int(st[H_PHASE]) == L.PH_PLACE
+    assert GAME.invariant_errors(st) == []
+
+
+# =================================================================================================
+# placing a disc
+# =================================================================================================
+BARE = f"""
+players 3
+{LAYOUT}
+"""
+# with nothing on the mat, the possible actions are Wood, Brick, Marble and Weave
+BARE_STREETS = ["a1-a2", "a1-b1", "b1-b2", "b1-c1", "b2-c2", "c1-c2", "c2-c3"]
+
+
+def test_a_disc_goes_only_where_one_of_the_two_actions_can_be_carried_out():
+    env = at(BARE)
+    assert places(env) == BARE_STREETS
+    assert places(env, "white") == BARE_STREETS
+
+
+def test_cards_in_hand_count_when_choosing_a_street():
+    env = at(BARE + "p0: hand Marble")  # Marble then Artwork; a marble can also be contributed
+    assert places(env) == sorted(BARE_STREETS + ["a2-a3", "a2-b2", "b2-b3"])
+    # Wood, Wood -> Build a ship; Weave -> a cloth: now Ship too (four cards)
+    env = at(BARE + "p0: hand Wood Wood Build Weave")
+    assert places(env) == ALL_STREETS[:0] + sorted(set(BARE_STREETS) | {"a2-a3", "a3-b3", "b3-c3", "a2-b2",
+                                                                         "b2-b3"})
+    env = at(BARE + "p0: hand Wood Build Weave")  # one wood short of a ship: no Ship, no Build
+    assert places(env) == sorted(BARE_STREETS + ["a2-b2", "b2-b3"])
+
+
+def test_with_no_street_allowing_an_action_the_disc_may_go_anywhere():
+    # 40 cubes on the board: nothing in reserve, nothing on the mat, no card
+    text = BARE + "city Barcelona: 12 0 0\ncity Lisbon: 12 0 0\ncity London: 12 0 0\ncontrib croce wood: 4 0 0\n"
+    env = at(text)
+    assert int(env.state_array[L.RESERVE]) == 0
+    assert places(env) == ALL_STREETS
+
+
+def test_a_disc_goes_on_top_and_only_own_discs_in_reserve_can_be_placed():
+    env = at(BARE + "street a1-b1: 1 2\np0: white 0")
+    assert places(env, "white") == [] and places(env) == BARE_STREETS
+    play(env, "place coloured on street a1-b1")
+    assert notation.stack_tokens(env.state_array, 0) == ["1", "2", "0"]
+    assert int(env.state_array[L.COLOURED]) == 11 and int(env.state_array[L.PLACED]) == 1
+
+
+# =================================================================================================
+# activating a street
+# =================================================================================================
+def test_the_placing_player_does_both_actions_in_any_order():
+    env = at(BARE)
+    play(env, "place coloured on street a1-b1")
+    assert strings(env) == ["take action Brick", "take action Wood"]
+    play(env, "take action Brick")
+    assert strings(env) == ["end activation", "take action Wood"]
+    play(env, "take action Wood")  # nothing left to do: the activation ends by itself
+    assert wh(env, 0) == [1, 1, 0] and int(env.state_array[H_CURRENT]) == 1
+
+
+def test_a_white_top_disc_allows_each_action_twice_in_any_order():
+    env = at(BARE)
+    play(env, "place white on street a1-b1")
+    assert env.to_dict()["turn"]["pending"] == {"Wood": 2, "Brick": 2}
+    play(env, "take action Wood", "take action Brick", "take action Brick")
+    assert env.to_dict()["turn"]["pending"] == {"Wood": 1, "Brick": 0}
+    play(env, "take action Wood")
+    assert wh(env, 0) == [2, 2, 0] and int(env.state_array[L.WHITE]) == 2
+
+
+def test_the_2nd_and_3rd_coloured_discs_are_activated_but_not_white_ones_below_the_top():
+    env = at(BARE + "street a1-b1: 0 1w 2\nturn 1")
+    play(env, "place coloured on street a1-b1")
+    assert env.to_dict()["turn"]["activations"] == [{"owner": 1, "times": 1}, {"owner": 2, "times": 1}]
+
+
+def test_a_player_owning_several_activated_discs_acts_for_each():
+    env = at(BARE + "street a1-b1: 1 1\nturn 1")
+    play(env, "place coloured on street a1-b1")
+    assert [a["owner"] for a in env.to_dict()["turn"]["activations"]] == [1, 1, 1]
+    for _ in range(3):
+        play(env, "take action Wood", "take action Brick")
+    assert wh(env, 1) == [3, 3, 0]
+
+
+def test_the_decider_moves_to_the_lower_discs_while_the_turn_owner_stays():
+    env = at(BARE + "street a1-b1: 2")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    st = env.state_array
+    assert int(st[H_CURRENT]) == 2 and int(st[H_OWNER]) == 0 and env.agent_selection == "player_2"
+    n = 3
+    off = L.OBS[n]
+    for seat in range(3):
+        obs = env.observe(f"player_{seat}")["observation"]
+        owner = obs[off.offset("OWNER"): off.offset("OWNER") + n].tolist()
+        cur = obs[off.offset("CURRENT"): off.offset("CURRENT") + n].tolist()
+        assert owner.index(1) == (0 - seat) % n and cur.index(1) == (2 - seat) % n
+        phase = obs[off.offset("PHASE"): off.offset("PHASE") + L.NUM_PHASES].tolist()
+        assert phase.index(1) == L.PH_ACTIVATE
+
+
+def test_a_card_may_be_played_only_if_its_action_can_be_carried_out():
+    env = at(BARE + "street a1-b1: 2\np2: hand Artwork Ship Wood Contribute")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    assert strings(env) == ["end activation", "play card Wood", "take action Brick", "take action Wood"]
+    play(env, "play card Wood")
+    assert strings(env) == ["end activation", "play card Contribute", "take action Brick", "take action Wood"]
+    play(env, "play card Contribute")
+    assert strings(env) == [f"contribute wood to {b}" for b in ("San Miniato", "Santa Croce", "Santa Maria del Fiore")]
+    play(env, "contribute wood to San Miniato")
+    assert env.to_dict()["discard_pile"] == ["Wood", "Contribute"]
+    assert hand(env, 2) == ["Ship", "Artwork"]
+
+
+def test_an_impossible_action_draws_its_card_at_once_and_that_card_may_be_played():
+    env = at(BARE + "street a1-b1: 2\ndeck Brick\np2: wood 4")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    assert strings(env) == ["end activation", "take action Brick", "take action Wood: cannot, draw a card"]
+    play(env, "take action Wood: cannot, draw a card")
+    assert hand(env, 2) == ["Brick"]
+    assert strings(env) == ["end activation", "play card Brick", "take action Brick"]
+    play(env, "play card Brick", "take action Brick")
+    assert wh(env, 2) == [4, 2, 0] and hand(env, 2) == []
+
+
+def test_ending_skips_possible_actions_without_a_card_and_gives_a_card_per_impossible_one():
+    env = at(BARE + "street a1-b1: 2\ndeck Ship Weave Build\np2: wood 4")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    play(env, "end activation")  # Wood impossible: 1 card; Brick skipped: none
+    assert hand(env, 2) == ["Ship"]
+    # a white disc whose two actions are both impossible gives 4 cards
+    env = at(BARE + "deck Ship Weave Build Artwork Contribute\n"
+             "city Barcelona: 12 0 0\ncity Lisbon: 12 0 0\ncity London: 12 0 0\ncontrib croce wood: 4 0 0")
+    play(env, "place white on street a1-b1")
+    assert strings(env) == ["end activation", "take action Brick: cannot, draw a card",
+                            "take action Wood: cannot, draw a card"]
+    play(env, "end activation")
+    assert hand(env, 0) == ["Weave", "Ship", "Build", "Artwork"]
+
+
+def test_the_placing_player_may_not_end_before_carrying_out_an_action_and_must_play_cards_if_need_be():
+    env = at(BARE + "deck Ship\np0: hand Marble")
+    play(env, "place coloured on street a2-a3")  # Artwork + Ship: no marble, no ship
+    # Ship gives a card, Artwork stays possible through the Marble card; giving up Artwork does not
+    assert strings(env) == ["play card Marble", "take action Ship: cannot, draw a card"]
+    play(env, "take action Ship: cannot, draw a card")
+    # the Ship card drawn cannot be played; the only choice left was the Marble card, then Artwork:
+    # both single choices were taken at once, and the artwork's building is asked
+    assert hand(env, 0) == ["Ship"] and env.to_dict()["discard_pile"] == ["Marble"]
+    assert int(env.state_array[H_PHASE]) == L.PH_ARTWORK
+    assert strings(env) == [f"artwork: marble to {b}" for b in
+                            ("Palazzo Vecchio", "San Miniato", "Santa Croce", "Santa Maria del Fiore")]
+    play(env, "artwork: marble to San Miniato")
+    # nothing left to do (the Ship card cannot be played): the turn passed on
+    assert int(env.state_array[H_OWNER]) == 1 and int(env.state_array[H_PHASE]) == L.PH_PLACE
+
+
+def test_while_the_duty_is_open_no_card_may_spend_what_the_last_possible_action_needs():
+    text = BARE + "p0: marble 1 hand Contribute"
+    env = at(text)
+    play(env, "place coloured on street a2-a3")  # Artwork + Ship: Artwork possible with the marble
+    # contributing the marble (a playable card) would leave no action possible
+    assert strings(env) == ["take action Artwork", "take action Ship: cannot, draw a card"]
+    play(env, "take action Artwork", "artwork: marble to Santa Croce")
+    assert strings(env) == ["end activation", "take action Ship: cannot, draw a card"]
+    # the same cards in a lower disc's hand: no duty, the card may be played
+    env = at(BARE + "street a2-a3: 2\np2: marble 1 hand Contribute\np0: wood 1")
+    play(env, "place coloured on street a1-a2", "take action Wood")
+    env = at(BARE + "street a2-a3: 2\np2: marble 1 hand Contribute\np0: marble 1")
+    play(env, "place coloured on street a2-a3", "take action Artwork", "artwork: marble to Santa Croce")
+    play(env, "end activation")  # Ship impossible: Marion draws
+    assert int(env.state_array[H_CURRENT]) == 2
+    assert strings(env) == ["end activation", "play card Contribute", "take action Artwork",
+                            "take action Ship: cannot, draw a card"]
+
+
+def test_other_activated_players_may_end_at_once():
+    env = at(BARE + "street a2-a3: 1")
+    play(env, "place coloured on street a1-a2", "take action Wood")
+    play(env, "end activation")
+    assert int(env.state_array[H_CURRENT]) == 1
+    env = at(BARE + "street a1-b1: 2")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    assert "end activation" in strings(env)
+    play(env, "end activation")
+    assert int(env.state_array[H_OWNER]) == 1 and wh(env, 2) == [0, 0, 0] and hand(env, 2) == []
+
+
+def test_played_cards_go_face_up_and_the_last_card_drawn_brings_the_discard_pile_back_as_deck():
+    discard = " ".join(["Brick", "Marble", "Weave", "Ship", "Build", "Artwork", "Transport", "Contribute"] * 5
+                       + ["Wood"] * 4)
+    env = at(BARE + f"discard {discard}\nstreet a1-b1: 2\np2: wood 4")
+    assert env.to_dict()["deck_size"] == 1
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    play(env, "take action Wood: cannot, draw a card")
+    d = env.to_dict()
+    assert hand(env, 2) == ["Wood"] and d["deck_size"] == 44 and d["discard_pile"] == []
+
+
+def test_with_deck_and_discard_pile_empty_no_card_is_drawn():
+    cards = " ".join([name for name in L.ACTION_NAMES for _ in range(5)])
+    env = at(BARE + f"street a1-b1: 2\np2: wood 4\np1: hand {cards}")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    play(env, "take action Wood: cannot, draw a card")
+    assert hand(env, 2) == [] and env.to_dict()["deck_size"] == 0
