@@ -319,7 +319,7 @@ GAME = CalimalaGame()
 # =================================================================================================
 BUILDING_KEYS = {"fiore": 0, "miniato": 1, "croce": 2, "palazzo": 3}
 PLAYER_KEYS = ("wood", "brick", "marble", "cloth", "ships", "houses", "hand", "known", "coloured", "white", "vp",
-               "kept", "placed")
+               "kept", "placed", "out")
 
 
 def _card(name: str) -> int:
@@ -369,7 +369,8 @@ def position(text: str, seed: int = 0) -> np.ndarray:
         faceup Lisbon                  the face-up scoring card (3 and 4 players)
         p0: wood 0 brick 1 marble 2 cloth 1 1 ships 2 houses Troyes hand Artwork Wood vp 3 kept Lisbon
 
-    Player keys: ``wood brick marble ships vp placed coloured white`` (numbers), ``cloth`` (one
+    Player keys: ``wood brick marble ships vp placed coloured white out`` (numbers; ``out``:
+    coloured discs removed from the game), ``cloth`` (one
     number per workshop built), ``houses`` (trade cities), ``hand`` / ``known`` (cards; known ones
     are also in the hand), ``kept`` (scoring card). Cubes in reserve are what is left of 40; discs
     in reserve default to the supply minus those on the grid and in the council; white discs in
@@ -507,8 +508,9 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     coloured, white = L.DISCS[n]
     for p in range(n):
         keys = players.get(p, {})
+        st[L.COL_OUT + p] = int(keys["out"][0]) if "out" in keys else 0
         st[L.COLOURED + p] = int(keys["coloured"][0]) if "coloured" in keys else \
-            coloured - on_grid[p] - st[L.SEATS + p]
+            coloured - on_grid[p] - st[L.SEATS + p] - st[L.COL_OUT + p]
         st[L.WHITE + p] = int(keys["white"][0]) if "white" in keys else max(0, white - white_grid[p])
         st[L.PLACED + p] = int(keys["placed"][0]) if "placed" in keys else \
             on_grid[p] + white_grid[p] + st[L.SEATS + p]

@@ -1054,6 +1054,15 @@ def own_disc_elsewhere(state: np.ndarray, p: int, s: int, d: int) -> bool:
 
 
 @jit
+def promote_option(state: np.ndarray, p: int, s: int, d: int) -> bool:
+    """Moving that disc is a choice of its own: it is p's coloured disc on another street and the
+    disc right above it is not also p's (taking either of two such discs leaves the same stack)."""
+    if not own_disc_elsewhere(state, p, s, d):
+        return False
+    return d == 0 or not own_disc_elsewhere(state, p, s, d - 1)
+
+
+@jit
 def promote_fourth_disc(state: np.ndarray) -> None:
     """A 4-disc stack loses its bottom disc (never activated): it goes to the next council seat,
     whose tile is scored; after the end was triggered it leaves the game instead. A white 4th
@@ -1090,7 +1099,7 @@ def promote_fourth_disc(state: np.ndarray) -> None:
     options = 0
     for s2 in range(NUM_SPACES):
         for d in range(3):
-            if own_disc_elsewhere(state, p, s2, d):
+            if promote_option(state, p, s2, d):
                 options += 1
     if options == 0:
         remove_from_stack(state, s, 0)
@@ -1461,7 +1470,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
     if ph == PH_PROMOTE:
         for s in range(NUM_SPACES):
             for d in range(3):
-                if own_disc_elsewhere(state, p, s, d):
+                if promote_option(state, p, s, d):
                     mask[A_PROMOTE + 3 * s + d] = 1
                     count += 1
         return count
@@ -2111,7 +2120,7 @@ def _check_turn(state: np.ndarray, n: int) -> int:
         any_opt = False
         for s2 in range(NUM_SPACES):
             for d in range(3):
-                if own_disc_elsewhere(state, state[H_OWNER], s2, d):
+                if promote_option(state, state[H_OWNER], s2, d):
                     any_opt = True
         if not any_opt:
             return _bad(H_PHASE)

@@ -484,3 +484,182 @@ def test_with_deck_and_discard_pile_empty_no_card_is_drawn():
     play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
     play(env, "take action Wood: cannot, draw a card")
     assert hand(env, 2) == [] and env.to_dict()["deck_size"] == 0
+
+
+# =================================================================================================
+# the actions
+# =================================================================================================
+def lower_disc(p2_line: str, street: str = "a1-b1", extra: str = "") -> calimala_env.raw_env:
+    """Seat 2 owns the disc under seat 0's new one on ``street`` and now decides for it (both
+    actions pending); seat 0's own activation is skipped in building the position."""
+    st = position(BARE + f"street {street}: 2\np2: {p2_line}\n{extra}")
+    rules.place_disc(st, notation.parse_street(street), 0)
+    rules.start_activation(st, 1)
+    env = at(BARE)
+    env.set_state(st)
+    assert int(env.state_array[H_CURRENT]) == 2 and int(env.state_array[H_OWNER]) == 0
+    return env
+
+
+def test_wood_brick_marble_add_a_cube_unless_the_warehouse_is_full_or_the_reserve_empty():
+    env = lower_disc("wood 3 brick 4")
+    play(env, "take action Wood")
+    assert wh(env, 2) == [4, 4, 0]
+    assert strings(env) == ["end activation", "take action Brick: cannot, draw a card"]
+    text = ("city Barcelona: 0 0 12\ncity Lisbon: 0 0 12\ncity London: 0 0 12\ncontrib croce brick: 0 0 4")
+    env = lower_disc("wood 0", extra=text)
+    assert int(env.state_array[L.RESERVE + 2]) == 0
+    assert strings(env) == ["end activation", "take action Brick: cannot, draw a card",
+                            "take action Wood: cannot, draw a card"]
+
+
+def test_weave_puts_a_cloth_into_every_workshop_with_room():
+    env = lower_disc("cloth 4 2 0", street="c1-c2")  # Marble + Weave
+    play(env, "take action Weave")
+    assert env.to_dict()["players"][2]["cloth_in_workshops"] == [4, 3, 1]
+    env = lower_disc("cloth 4 4", street="c1-c2")
+    assert "take action Weave: cannot, draw a card" in strings(env)
+
+
+def test_weave_with_a_short_reserve_fills_the_emptiest_workshops_first():
+    text = "city Barcelona: 0 0 12\ncity Lisbon: 0 0 12\ncity London: 0 0 9\ncontrib croce brick: 0 0 2"
+    env = lower_disc("cloth 2 0 1", street="c1-c2", extra=text)
+    assert int(env.state_array[L.RESERVE + 2]) == 2
+    play(env, "take action Weave")
+    assert env.to_dict()["players"][2]["cloth_in_workshops"] == [2, 1, 2]
+
+
+def test_ship_one_cloth_per_ship_to_port_cities_with_room_chosen_ship_by_ship():
+    env = lower_disc("cloth 1 3 ships 3", street="a2-a3", extra="city London: 6 6 0")
+    play(env, "take action Ship")
+    assert strings(env) == ["ship: cloth to Barcelona", "ship: cloth to Lisbon"]  # London is full
+    play(env, "ship: cloth to Lisbon")
+    assert env.to_dict()["players"][2]["cloth_in_workshops"] == [1, 2]  # the fullest workshop first
+    assert strings(env) == ["ship: cloth to Barcelona", "ship: cloth to Lisbon", "stop shipping"]
+    play(env, "ship: cloth to Lisbon", "ship: cloth to Barcelona")  # three ships: done
+    d = env.to_dict()
+    assert d["cities"]["Lisbon"][2] == 2 and d["cities"]["Barcelona"][2] == 1
+    assert d["players"][2]["cloth_in_workshops"] == [0, 1] and d["phase"] == "activate"
+
+
+def test_ship_is_impossible_without_ships_cloth_or_a_free_port_slot():
+    for line, extra in (("cloth 2", ""), ("cloth 0 ships 2", ""),
+                        ("cloth 2 ships 1", "city Barcelona: 12 0 0\ncity Lisbon: 0 12 0\ncity London: 6 0 6")):
+        env = lower_disc(line, street="a2-a3", extra=extra)
+        assert "take action Ship: cannot, draw a card" in strings(env), line
+
+
+def test_build_a_ship_a_trade_house_where_none_is_own_or_a_workshop():
+    env = lower_disc("wood 2 brick 2 houses Troyes", street="a3-b3")
+    play(env, "take action Build")
+    assert strings(env) == ["build ship", "build trade house in Bruges", "build trade house in Hamburg",
+                            "build workshop"]
+    play(env, "build trade house in Hamburg")
+    d = env.to_dict()["players"][2]
+    assert d["trade_houses"] == ["Troyes", "Hamburg"] and d["warehouses"] == {"wood": 2, "brick": 0, "marble": 0}
+    assert d["reserve_cubes"] == 40 - 2
+    env = lower_disc("wood 1 brick 1 ships 3 cloth 0 0 0", street="a3-b3")
+    assert "take action Build: cannot, draw a card" in strings(env)  # all workshops built, 1 wood
+
+
+def test_artwork_one_marble_to_a_free_artwork_slot_council_artworks_in_order():
+    env = lower_disc("marble 2", street="a1-a2", extra="art fiore: 5 0 0\ncouncil 1")
+    play(env, "take action Artwork")
+    assert strings(env) == ["artwork: marble to Palazzo Vecchio", "artwork: marble to San Miniato",
+                            "artwork: marble to Santa Croce"]  # Santa Maria del Fiore is full
+    play(env, "artwork: marble to Palazzo Vecchio")
+    assert env.to_dict()["council"]["artworks_in_order"] == [1, 2]
+
+
+def test_transport_one_cloth_to_each_chosen_own_trade_house_city_with_room():
+    env = lower_disc("cloth 3 houses Troyes Bruges Hamburg", street="b3-c3", extra="city Hamburg: 6 6 0")
+    play(env, "take action Transport")
+    assert strings(env) == ["transport: cloth to Bruges", "transport: cloth to Troyes"]
+    play(env, "transport: cloth to Bruges")
+    assert strings(env) == ["stop transporting", "transport: cloth to Troyes"]  # one per trade house
+    play(env, "transport: cloth to Troyes")
+    assert env.to_dict()["players"][2]["cloth_in_cities"]["Troyes"] == 1
+    assert env.to_dict()["phase"] == "activate"
+    env = lower_disc("cloth 3", street="b3-c3")
+    assert "take action Transport: cannot, draw a card" in strings(env)
+
+
+def test_contribute_one_cube_to_a_free_slot_of_its_resource():
+    env = lower_disc("wood 1 marble 1", street="b1-b2", extra="contrib fiore marble: 5 0 0")
+    play(env, "take action Contribute")
+    assert strings(env) == ["contribute marble to San Miniato", "contribute marble to Santa Croce",
+                            "contribute wood to San Miniato", "contribute wood to Santa Croce",
+                            "contribute wood to Santa Maria del Fiore"]
+    play(env, "contribute marble to Santa Croce")
+    assert env.to_dict()["churches"]["Santa Croce"]["marble"] == [0, 0, 1]
+    env = lower_disc("brick 0", street="b1-b2")
+    assert "take action Contribute: cannot, draw a card" in strings(env)
+
+
+def test_a_cube_from_an_empty_reserve_cannot_be_had():
+    text = "city Barcelona: 0 0 12\ncity Lisbon: 0 0 12\ncity London: 0 0 12\ncontrib croce brick: 0 0 3"
+    env = lower_disc("wood 1", street="c1-c2", extra=text)  # Marble + Weave, reserve 0
+    assert int(env.state_array[L.RESERVE + 2]) == 0
+    assert strings(env) == ["end activation", "take action Marble: cannot, draw a card",
+                            "take action Weave: cannot, draw a card"]
+
+
+# =================================================================================================
+# the fourth disc
+# =================================================================================================
+def end_all_activations(env) -> None:
+    owner = int(env.state_array[H_OWNER])
+    while int(env.state_array[H_OWNER]) == owner and int(env.state_array[H_PHASE]) != L.PH_PROMOTE \
+            and not env.state_array[H_TERMINAL]:
+        legal = strings(env)
+        env.step(env.string_to_action("end activation" if "end activation" in legal else legal[0]))
+
+
+def test_a_fourth_disc_goes_to_the_next_council_seat_and_its_tile_is_scored():
+    env = at(BARE + tiles_with(["Artwork", "Lisbon"]) + "\nseats 0\nstreet a1-b1: 1 2 2\ncity Lisbon: 0 1 2")
+    play(env, "place coloured on street a1-b1")
+    assert [a["owner"] for a in env.to_dict()["turn"]["activations"]] == [0, 2, 2]  # not the 4th
+    end_all_activations(env)
+    assert seat_order(env) == [0, 1] and vp(env) == [0, 2, 3]  # Lisbon: 3 to seat 2, 2 to seat 1
+    assert notation.stack_tokens(env.state_array, 0) == ["2", "2", "0"]
+
+
+SEATS10 = "seats " + " ".join(["0"] * 10)
+
+
+def test_a_white_fourth_disc_with_no_coloured_disc_in_reserve_takes_one_from_another_street():
+    env = at(BARE + SEATS10 + "\nstreet a1-b1: 1w 2 2\nstreet b1-c1: 0\nstreet c1-c2: 2 0 1\np0: coloured 0")
+    play(env, "place white on street a1-b1")
+    end_all_activations(env)
+    assert int(env.state_array[H_PHASE]) == L.PH_PROMOTE and int(env.state_array[H_CURRENT]) == 0
+    assert strings(env) == ["move own disc from street b1-c1 (top) to the council",
+                            "move own disc from street c1-c2 (2nd from top) to the council"]
+    play(env, "move own disc from street c1-c2 (2nd from top) to the council")
+    st = env.state_array
+    assert notation.stack_tokens(st, L.STREET_NAMES.index("c1-c2")) == ["2", "1", "0w"]
+    assert notation.stack_tokens(st, 0) == ["2", "2", "0w"]
+    assert seat_order(env) == [0] * 11 and GAME.invariant_errors(st) == []
+
+
+def test_a_single_disc_to_take_from_another_street_is_taken_without_asking():
+    # two own discs one on the other are one choice: either leaves the same stack
+    env = at(BARE + SEATS10 + "\nstreet a1-b1: 1w 2 2\nstreet b1-c1: 0 0\np0: coloured 0")
+    play(env, "place white on street a1-b1")
+    end_all_activations(env)
+    assert seat_order(env) == [0] * 11
+    assert notation.stack_tokens(env.state_array, 1) == ["0", "0w"]
+
+
+def test_a_white_fourth_disc_with_no_own_coloured_disc_anywhere_leaves_and_the_tile_is_scored():
+    # ruling: the seat stays empty, the white disc leaves the game, the tile is still scored
+    others = [t for t in L.TILE_NAMES if t != "Lisbon"]
+    env = at(BARE + tiles_with(others[:12] + ["Lisbon"]) + "\n"
+             + "seats " + " ".join(["0"] * 12) + "\nstreet a1-b1: 1w 2 2\ncity Lisbon: 0 1 2\np0: coloured 0 white 1")
+    play(env, "place white on street a1-b1")
+    out_before = int(env.state_array[L.WHITE_OUT])
+    end_all_activations(env)
+    st = env.state_array
+    assert seat_order(env) == [0] * 12 + [None]
+    assert int(st[L.WHITE_OUT]) == out_before + 1 and int(st[L.WHITE]) == 0
+    assert env.to_dict()["council"]["seats"][12]["tile"] == "Lisbon" and vp(env) == [0, 2, 3]
+    assert GAME.invariant_errors(st) == []
