@@ -663,3 +663,157 @@ def test_a_white_fourth_disc_with_no_own_coloured_disc_anywhere_leaves_and_the_t
     assert int(st[L.WHITE_OUT]) == out_before + 1 and int(st[L.WHITE]) == 0
     assert env.to_dict()["council"]["seats"][12]["tile"] == "Lisbon" and vp(env) == [0, 2, 3]
     assert GAME.invariant_errors(st) == []
+
+
+# =================================================================================================
+# scoring
+# =================================================================================================
+SCORED = f"""
+players 3
+{LAYOUT}
+city Barcelona: 1 0 2
+city Lisbon: 0 3 0
+city Troyes: 2 0 0
+city Hamburg: 0 0 1
+contrib fiore wood: 1 2 0
+contrib fiore marble: 0 0 3
+contrib miniato brick: 2 0 0
+contrib croce wood: 0 0 1
+art fiore: 1 0 0
+art croce: 0 2 0
+council 2 0
+seats 1
+"""
+
+
+def test_category_values():
+    st = position(SCORED)
+    want = {
+        "Barcelona": [1, 0, 2], "Lisbon": [0, 3, 0], "London": [0, 0, 0], "Troyes": [2, 0, 0],
+        "Bruges": [0, 0, 0], "Hamburg": [0, 0, 1],
+        "Santa Maria del Fiore": [2, 2, 3],  # contributions + artworks there
+        "San Miniato": [2, 0, 0], "Santa Croce": [0, 2, 1],
+        "Artwork": [2, 2, 1],  # on all four buildings, the council's included
+        "Port cities": [1, 3, 2], "Trade cities": [2, 0, 1],
+        "Contributed wood": [1, 2, 1], "Contributed brick": [2, 0, 0], "Contributed marble": [0, 0, 3],
+        "Palazzo Vecchio": [1, 1, 1],  # seats + council artworks
+    }
+    for cat, name in enumerate(L.CATEGORY_NAMES):
+        assert [int(rules.category_value(st, cat, p)) for p in range(3)] == want[name], name
+
+
+def scored(text: str, category: str, points=L.COUNCIL_PTS) -> list[int]:
+    st = position(text)
+    n = int(st[1])
+    before = st[L.VP: L.VP + n].copy()
+    rules.award(st, L.CATEGORY_NAMES.index(category), points)
+    return [int(x) for x in st[L.VP: L.VP + n] - before]
+
+
+def lisbon(values: str, extra: str = "", n: int = 3) -> str:
+    return f"players {n}\ncity Lisbon: {values}\n{extra}"
+
+
+def test_council_scoring_3_2_1_and_nobody_scores_with_nothing():
+    assert scored(lisbon("3 2 1"), "Lisbon") == [3, 2, 1]
+    assert scored(lisbon("0 5 0"), "Lisbon") == [0, 3, 0]
+    assert scored(lisbon("1 2 3 4", n=4), "Lisbon") == [0, 1, 2, 3]
+
+
+def test_a_tie_goes_to_more_seats_plus_council_artworks():
+    assert scored(lisbon("2 2 1", "seats 1"), "Lisbon") == [2, 3, 1]
+    assert scored(lisbon("2 2 1", "council 0"), "Lisbon") == [3, 2, 1]
+    assert scored(lisbon("2 2 1", "seats 1\ncouncil 0 0"), "Lisbon") == [3, 2, 1]  # 2 beats 1
+
+
+def test_then_more_seats():
+    # seat 0 has a seat, seat 1 a council artwork: both sums are 1
+    assert scored(lisbon("2 2 0", "seats 0\ncouncil 1"), "Lisbon") == [3, 2, 0]
+
+
+def test_then_who_reached_that_number_of_seats_first():
+    assert scored(lisbon("2 2 0", "seats 1 0"), "Lisbon") == [2, 3, 0]
+    assert scored(lisbon("2 2 0", "seats 0 1"), "Lisbon") == [3, 2, 0]
+    # two seats each: seat 1 had its second seat first
+    assert scored(lisbon("2 2 0", "seats 0 1 1 0"), "Lisbon") == [2, 3, 0]
+
+
+def test_without_seats_who_made_the_first_council_artwork():
+    assert scored(lisbon("2 2 0", "council 1 0"), "Lisbon") == [2, 3, 0]
+
+
+def test_still_tied_the_points_of_the_places_are_shared_rounded_down():
+    assert scored(lisbon("2 2 0"), "Lisbon") == [2, 2, 0]  # (3 + 2) // 2
+    assert scored(lisbon("1 1 1"), "Lisbon") == [2, 2, 2]
+    assert scored(lisbon("3 2 2 0", n=4), "Lisbon") == [3, 1, 1, 0]  # (2 + 1) // 2
+    assert scored(lisbon("3 2 1 1", n=4), "Lisbon") == [3, 2, 0, 0]  # (1 + 0) // 2
+    assert scored(lisbon("1 1 1 1 1", n=5), "Lisbon") == [1, 1, 1, 1, 1]  # 6 // 5
+
+
+def test_final_cards_score_5_3_1_with_the_same_ties_and_the_face_up_card_with_3_or_4_players():
+    text = lisbon("3 2 1", "faceup Troyes\ncity Troyes: 0 0 4\np0: kept Lisbon\np1: kept Bruges\np2: kept Hamburg")
+    st = position(text)
+    rules.final_scoring(st)
+    assert [int(x) for x in st[L.VP: L.VP + 3]] == [5, 3, 1 + 5]
+    assert scored(lisbon("2 2 0", "seats 1"), "Lisbon", L.FINAL_PTS) == [3, 5, 0]
+    st = position(lisbon("1 1 2 3 4", "p4: kept Lisbon", n=5))
+    assert int(st[L.FACE_UP]) == 0
+    rules.final_scoring(st)
+    assert [int(x) for x in st[L.VP: L.VP + 5]] == [0, 0, 1, 3, 5]
+
+
+def test_palazzo_vecchio_final_card_counts_seats_and_council_artworks():
+    assert scored("players 3\nseats 0 1 1\ncouncil 2 0", "Palazzo Vecchio", L.FINAL_PTS) == [3, 5, 1]
+
+
+def test_most_vp_wins_then_seats_plus_council_artworks_then_shared():
+    st = position("players 3\nseats 1\np0: vp 10\np1: vp 10\np2: vp 9")
+    keys = np.zeros(3)
+    rules.rank_keys(st, keys)
+    assert keys[1] > keys[0] > keys[2]
+    st = position("players 3\np0: vp 10\np1: vp 10\np2: vp 9")
+    rules.rank_keys(st, keys)
+    assert keys[0] == keys[1] > keys[2]
+
+
+# =================================================================================================
+# the end of the game
+# =================================================================================================
+def test_when_nobody_has_a_disc_left_unscored_tiles_are_scored_without_seats_then_the_final_cards():
+    text = ("players 3\n" + LAYOUT + "\nfaceup Bruges\ncity Lisbon: 1 2 3\n"
+            "p0: coloured 1 white 0 out 11 kept Lisbon\np1: coloured 0 white 0 out 12 kept Barcelona\n"
+            "p2: coloured 0 white 0 out 12 kept Troyes")
+    env = at(text)
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    st = env.state_array
+    assert st[H_TERMINAL] and all(env.terminations.values())
+    assert seat_order(env) == [None] * 15
+    # Lisbon and Port cities tiles 1/2/3 each, then the Lisbon final card 1/3/5
+    assert vp(env) == [3, 7, 11]
+    assert env.rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 1.0}
+    d = env.to_dict(0)
+    assert d["players"][1]["kept_scoring_card"] == "Barcelona"  # revealed at the end
+
+
+def test_once_all_tiles_are_scored_the_round_is_finished_and_fourth_discs_leave_unscored():
+    last_lisbon = tiles_with([t for t in L.TILE_NAMES if t != "Lisbon"] + ["Lisbon"])
+    text = (f"players 3\n{LAYOUT}\n{last_lisbon}\n"
+            "seats 0 1 2 0 1 2 0 1 2 0 1 2 0 1\nstreet a1-b1: 0 2 2\nstreet b1-c1: 1 1 0\ncity Lisbon: 1 0 0\nturn 1")
+    env = at(text)
+    play(env, "place coloured on street a1-b1")
+    end_all_activations(env)
+    st = env.state_array
+    assert seat_order(env)[-1] == 0 and st[L.END_TRIGGERED] and vp(env) == [3, 0, 0]
+    assert int(st[H_OWNER]) == 2 and not st[H_TERMINAL]  # seat 2 still plays in this round
+    col_out = int(st[L.COL_OUT + 1])
+    play(env, "place coloured on street b1-c1")
+    end_all_activations(env)
+    assert int(st[L.COL_OUT + 1]) == col_out + 1  # seat 1's 4th disc left the game unscored
+    assert notation.stack_tokens(st, 1) == ["1", "0", "2"]
+    assert st[H_TERMINAL]  # the start seat would be next: the game is over
+
+
+def test_a_seat_with_no_disc_left_is_skipped():
+    env = at(BARE + "p1: coloured 0 white 0 out 12")
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    assert int(env.state_array[H_OWNER]) == 2 and env.agent_selection == "player_2"
