@@ -817,3 +817,337 @@ def test_a_seat_with_no_disc_left_is_skipped():
     env = at(BARE + "p1: coloured 0 white 0 out 12")
     play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
     assert int(env.state_array[H_OWNER]) == 2 and env.agent_selection == "player_2"
+
+
+# =================================================================================================
+# hidden information
+# =================================================================================================
+def midgame(n: int, seed: int, steps: int = 120) -> np.ndarray:
+    env = fresh(n, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if env.state_array[H_TERMINAL]:
+            break
+        env.step(int(rng.choice(env.legal_actions())))
+    return env.get_state()
+
+
+def views(st: np.ndarray, p: int) -> tuple:
+    n = int(st[1])
+    obs = np.zeros(L.obs_len(n), dtype=np.int8)
+    rules.observe(st, p, obs)
+    return obs.tobytes(), GAME.to_dict(st, p), GAME.render_ansi(st, p), GAME.render_ansi(st)
+
+
+def swap_hidden_cards(st: np.ndarray, q: int) -> np.ndarray | None:
+    """The same state with one unknown card of seat q's hand exchanged for a deck card of another
+    type (None if there is no such pair)."""
+    out = st.copy()
+    for t in range(L.NUM_TYPES):
+        if out[L.HAND + 9 * q + t] - out[L.KNOWN + 9 * q + t] <= 0:
+            continue
+        for i in range(int(out[L.DECK_N])):
+            u = int(out[L.DECK + i])
+            if u != t:
+                out[L.HAND + 9 * q + t] -= 1
+                out[L.HAND + 9 * q + u] += 1
+                out[L.DECK + i] = t
+                return out
+    return None
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_another_seats_hand_kept_card_and_the_deck_order_are_in_no_view(n):
+    checked = 0
+    for seed in range(6):
+        st = midgame(n, seed)
+        p, q = 0, 1
+        variants = []
+        a = swap_hidden_cards(st, q)
+        if a is not None:
+            variants.append(a)
+        b = st.copy()
+        b[L.KEPT + q] = 1 + (int(b[L.KEPT + q]) % 2)  # the other of its first two dealt cards
+        variants.append(b)
+        c = st.copy()
+        dn = int(c[L.DECK_N])
+        c[L.DECK: L.DECK + dn] = c[L.DECK: L.DECK + dn][::-1].copy()
+        if not np.array_equal(c, st):
+            variants.append(c)
+        for other in variants:
+            assert rules.check_state(other, GAME.make_params(num_players=n)) == 0
+            assert GAME.to_dict(other, VIEW_ALL) != GAME.to_dict(st, VIEW_ALL)  # they do differ
+            assert views(other, p) == views(st, p)
+            checked += 1
+    assert checked >= 12
+
+
+def test_the_seats_own_hand_and_scoring_cards_are_in_its_view_only():
+    st = midgame(3, 3)
+    for p in range(3):
+        d = GAME.to_dict(st, p)
+        mine = d["players"][p]
+        assert mine["hand"] == notation.card_names(st[L.HAND + 9 * p: L.HAND + 9 * p + 9])
+        assert mine["kept_scoring_card"] is not None
+        for q in range(3):
+            if q != p:
+                assert "hand" not in d["players"][q] and "kept_scoring_card" not in d["players"][q]
+    public = GAME.render_ansi(st)
+    assert "hand:" not in public and "hand 0 cards" in public or "cards" in public
+    assert "hand:" in GAME.render_ansi(st, VIEW_ALL) and GAME.render_ansi(st, 1).count("hand:") == 1
+
+
+def test_start_cards_are_known_until_played_and_drawn_cards_are_not():
+    env = at(BARE + "street a1-b1: 2\np2: wood 4 hand Brick known Brick\ndeck Marble")
+    assert env.to_dict(0)["players"][2]["known_cards"] == ["Brick"]
+    play(env, "place coloured on street a1-b1", "take action Wood", "take action Brick")
+    play(env, "take action Wood: cannot, draw a card")
+    d = env.to_dict(0)["players"][2]
+    assert d["hand_count"] == 2 and d["known_cards"] == ["Brick"]
+    play(env, "play card Brick")
+    d = env.to_dict(0)["players"][2]
+    assert d["hand_count"] == 1 and d["known_cards"] == []
+    assert env.to_dict(0)["discard_pile"] == ["Brick"]
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_resample_redeals_only_what_the_seat_cannot_see(n):
+    changed = 0
+    params = GAME.make_params(num_players=n)
+    for seed in range(8):
+        st = midgame(n, seed, steps=60 + 20 * seed)
+        if st[H_TERMINAL]:
+            continue
+        for p in range(n):
+            other = st.copy()
+            rules.resample(other, p, 1000 + seed)
+            assert rules.check_state(other, params) == 0 and GAME.invariant_errors(other) == []
+            assert views(other, p) == views(st, p)
+            for q in range(n):  # hand sizes and publicly known cards never change
+                assert rules.hand_count(other, q) == rules.hand_count(st, q)
+                assert np.array_equal(other[L.KNOWN + 9 * q: L.KNOWN + 9 * q + 9], st[L.KNOWN + 9 * q: L.KNOWN + 9 * q + 9])
+            if GAME.to_dict(other, VIEW_ALL) != GAME.to_dict(st, VIEW_ALL):
+                changed += 1
+            mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
+            assert rules.legal_mask(other, mask) > 0
+    assert changed > 10
+
+
+def test_resample_keeps_a_hand_that_lets_the_placing_player_carry_out_its_action():
+    # seat 0 must play its (unknown to the others) Marble card to carry out Artwork
+    text = BARE + "p0: hand Marble"
+    st = position(text)
+    env = at(text)
+    env.set_state(st)
+    play(env, "place coloured on street a2-a3")
+    base = env.get_state()
+    hands = set()
+    for seed in range(40):
+        other = base.copy()
+        rules.resample(other, 1, seed)
+        hands.add(tuple(notation.card_names(other[L.HAND: L.HAND + 9])))
+        assert "end activation" not in legal_strings(other)
+    assert hands == {("Marble",)}
+    # seat 2's unknown cards do move around
+    text2 = BARE + "p0: hand Marble\np2: hand Wood Ship"
+    env = at(text2)
+    play(env, "place coloured on street a2-a3")
+    seen = set()
+    for seed in range(40):
+        other = env.get_state()
+        rules.resample(other, 1, seed)
+        seen.add(tuple(notation.card_names(other[L.HAND + 18: L.HAND + 27])))
+    assert len(seen) > 5
+
+
+# =================================================================================================
+# the card-play search against brute force over every real choice
+# =================================================================================================
+def _py_feasible(m: dict, t: int) -> bool:
+    """Rules text: can action t be carried out at least partly?"""
+    wh, cloth = m["wh"], m["cloth"]
+    if t <= L.MARBLE:
+        return wh[t] < 4 and m["reserve"] > 0
+    if t == L.WEAVE:
+        return m["reserve"] > 0 and any(c < 4 for c in cloth)
+    if t == L.SHIP:
+        return m["ships"] > 0 and sum(cloth) > 0 and any(f > 0 for f in m["port_free"])
+    if t == L.BUILD:
+        return (m["ships"] < 3 and wh[0] >= 2) or (len(cloth) < 3 and wh[0] >= 1 and wh[1] >= 1) or \
+            (wh[1] >= 2 and not all(m["houses"]))
+    if t == L.ARTWORK:
+        return wh[2] > 0 and any(f > 0 for f in m["art_free"])
+    if t == L.TRANSPORT:
+        return sum(cloth) > 0 and any(h and f > 0 for h, f in zip(m["houses"], m["trade_free"], strict=True))
+    return any(wh[r] > 0 and any(m["church_free"][b][r] > 0 for b in range(3)) for r in range(3))
+
+
+def _key(m: dict) -> tuple:
+    return (tuple(m["hand"]), tuple(m["wh"]), m["reserve"], tuple(m["cloth"]), m["ships"], tuple(m["houses"]),
+            tuple(m["trade_free"]), tuple(m["port_free"]), tuple(map(tuple, m["church_free"])), tuple(m["art_free"]))
+
+
+def _copy(m: dict) -> dict:
+    return {k: ([list(x) for x in v] if k == "church_free" else (list(v) if isinstance(v, list) else v))
+            for k, v in m.items()}
+
+
+def _take_cloth(m: dict) -> None:
+    i = max(range(len(m["cloth"])), key=lambda w: (m["cloth"][w], -w))
+    m["cloth"][i] -= 1
+
+
+def _plays(m: dict):
+    """Every state one card play away, with every real choice of the action."""
+    for t in range(L.NUM_TYPES):
+        if m["hand"][t] == 0 or not _py_feasible(m, t):
+            continue
+        base = _copy(m)
+        base["hand"][t] -= 1
+        if t <= L.MARBLE:
+            base["wh"][t] += 1
+            base["reserve"] -= 1
+            yield base
+        elif t == L.WEAVE:
+            for w in sorted(range(len(base["cloth"])), key=lambda w: (base["cloth"][w], w)):
+                if base["cloth"][w] < 4 and base["reserve"] > 0:
+                    base["cloth"][w] += 1
+                    base["reserve"] -= 1
+            yield base
+        elif t == L.SHIP:
+            def ship(mm, left):
+                for c in range(3):
+                    if mm["port_free"][c] > 0 and sum(mm["cloth"]) > 0:
+                        nx = _copy(mm)
+                        _take_cloth(nx)
+                        nx["port_free"][c] -= 1
+                        yield nx
+                        if left > 1:
+                            yield from ship(nx, left - 1)
+            yield from ship(base, base["ships"])
+        elif t == L.BUILD:
+            if base["ships"] < 3 and base["wh"][0] >= 2:
+                nx = _copy(base)
+                nx["wh"][0] -= 2
+                nx["reserve"] += 2
+                nx["ships"] += 1
+                yield nx
+            if len(base["cloth"]) < 3 and base["wh"][0] >= 1 and base["wh"][1] >= 1:
+                nx = _copy(base)
+                nx["wh"][0] -= 1
+                nx["wh"][1] -= 1
+                nx["reserve"] += 2
+                nx["cloth"].append(0)
+                yield nx
+            for k in range(3):
+                if not base["houses"][k] and base["wh"][1] >= 2:
+                    nx = _copy(base)
+                    nx["wh"][1] -= 2
+                    nx["reserve"] += 2
+                    nx["houses"][k] = 1
+                    yield nx
+        elif t == L.ARTWORK:
+            for b in range(4):
+                if base["art_free"][b] > 0:
+                    nx = _copy(base)
+                    nx["wh"][2] -= 1
+                    nx["art_free"][b] -= 1
+                    yield nx
+        elif t == L.TRANSPORT:
+            def transport(mm, done):
+                for k in range(3):
+                    if k not in done and mm["houses"][k] and mm["trade_free"][k] > 0 and sum(mm["cloth"]) > 0:
+                        nx = _copy(mm)
+                        _take_cloth(nx)
+                        nx["trade_free"][k] -= 1
+                        yield nx
+                        yield from transport(nx, done | {k})
+            yield from transport(base, frozenset())
+        else:
+            for r in range(3):
+                for b in range(3):
+                    if base["wh"][r] > 0 and base["church_free"][b][r] > 0:
+                        nx = _copy(base)
+                        nx["wh"][r] -= 1
+                        nx["church_free"][b][r] -= 1
+                        yield nx
+
+
+def brute_force_achievable(m: dict) -> set[int]:
+    found: set[int] = set()
+    seen = set()
+    todo = [m]
+    while todo:
+        cur = todo.pop()
+        k = _key(cur)
+        if k in seen:
+            continue
+        seen.add(k)
+        found |= {t for t in range(L.NUM_TYPES) if _py_feasible(cur, t)}
+        todo.extend(_plays(cur))
+    return found
+
+
+def random_mat_position(rng) -> tuple[str, dict]:
+    """Seat 0's mat at random (sometimes with an empty reserve), the board partly filled by seats
+    1 and 2, and a random hand of up to 6 cards."""
+    wh = [int(rng.integers(0, 5)) for _ in range(3)]
+    cloth = [int(rng.choice([0, 0, 1, 4, 4, 2])) for _ in range(int(rng.integers(1, 4)))]
+    ships = int(rng.integers(0, 4))
+    houses = [int(rng.random() < 0.3) for _ in range(3)]
+    hand = [0] * 9
+    for _ in range(int(rng.integers(0, 7))):
+        hand[int(rng.integers(0, 9))] += 1
+    budget = [40, 40]  # cubes of seats 1 and 2 for filling the board
+
+    def fill(x: int) -> tuple[int, int]:
+        k = 0 if budget[0] >= budget[1] else 1
+        x = min(x, budget[k])
+        budget[k] -= x
+        return (x, 0) if k == 0 else (0, x)
+
+    mine = 40 - sum(wh) - sum(cloth)
+    drain = mine if rng.random() < 0.25 else 0  # seat 0's spare cubes to Barcelona/Lisbon/London
+    lines = ["players 3", LAYOUT]
+    for c in range(6):
+        own = min(drain, 12) if c < 3 else 0
+        drain -= own
+        a, b = fill(min(int(rng.choice([0, 3, 11, 12, 12])), 12 - own))
+        lines.append(f"city {L.CITY_NAMES[c]}: {own} {a} {b}")
+    for bi, key in enumerate(("fiore", "miniato", "croce")):
+        for r, res in enumerate(L.RESOURCE_NAMES):
+            a, b = fill(int(rng.choice([0, 0, L.CHURCH_SLOT_TABLE[bi][r]])))
+            lines.append(f"contrib {key} {res}: 0 {a} {b}")
+        a, b = fill(int(rng.choice([0, L.ART_SLOT_TABLE[bi]])))
+        lines.append(f"art {key}: 0 {a} {b}")
+    cards = " ".join(L.ACTION_NAMES[t] for t in range(9) for _ in range(hand[t]))
+    hs = " ".join(L.CITY_NAMES[3 + k] for k in range(3) if houses[k])
+    lines.append(f"p0: wood {wh[0]} brick {wh[1]} marble {wh[2]} cloth {' '.join(map(str, cloth))} ships {ships}"
+                 + (f" houses {hs}" if hs else "") + (f" hand {cards}" if cards else ""))
+    text = "\n".join(lines)
+    st = position(text)
+    m = {
+        "hand": hand, "wh": wh, "reserve": int(st[L.RESERVE]), "cloth": cloth, "ships": ships, "houses": houses,
+        "trade_free": [int(rules.city_free(st, 3 + k)) for k in range(3)],
+        "port_free": [int(rules.city_free(st, c)) for c in range(3)],
+        "church_free": [[int(rules.church_free(st, b, r)) for r in range(3)] for b in range(3)],
+        "art_free": [int(rules.art_free(st, b)) for b in range(4)],
+    }
+    return text, m
+
+
+def test_the_card_play_search_finds_exactly_what_any_sequence_of_real_choices_can_reach():
+    rng = np.random.default_rng(11)
+    nontrivial = 0
+    for _ in range(250):
+        text, m = random_mat_position(rng)
+        st = position(text)
+        v = np.zeros(rules.VLEN, dtype=np.int64)
+        rules.fill_mat(st, 0, v)
+        direct = {t for t in range(9) if rules.can_do(v, t)}
+        assert direct == {t for t in range(9) if _py_feasible(m, t)}, text
+        got = rules.search_achievable(v, (1 << 9) - 1)
+        want = brute_force_achievable(m)
+        assert {t for t in range(9) if (got >> t) & 1} == want, text
+        nontrivial += want != direct
+    assert nontrivial > 30
