@@ -518,6 +518,7 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     if missing < 0:
         raise ValueError(f"{-missing} white discs too many")
     st[L.WHITE_OUT] = missing  # white discs not on the grid nor in a reserve have left the game
+    rules.recount_board(st)
     # cubes left in reserve
     for p in range(n):
         used = sum(int(st[L.WH + 3 * p + r]) for r in range(3)) + sum(int(st[L.CLOTH + 3 * p + w]) for w in range(3))

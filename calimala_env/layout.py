@@ -212,6 +212,10 @@ CONTRIB = ST.add("CONTRIB", NUM_CHURCHES * NUM_RES * P, "``CONTRIB + 15 b + 5 r 
                  "contributed to church b")
 CITY = ST.add("CITY", NUM_CITIES * P, "``CITY + 5 c + p``: cloth p delivered to city c")
 HOUSE = ST.add("HOUSE", NUM_TRADE * P, "``HOUSE + 5 t + p``: 1 if p has a trade house in trade city t")
+CITY_USED = ST.add("CITY_USED", NUM_CITIES, "cloth delivered to city c by all players (kept with CITY)")
+CONTRIB_USED = ST.add("CONTRIB_USED", NUM_CHURCHES * NUM_RES, "``+ 3 b + r``: cubes of resource r in church b, "
+                      "all players (kept with CONTRIB)")
+ART_USED = ST.add("ART_USED", NUM_BUILDINGS, "artworks on building b, all players (kept with ART)")
 WH = ST.add("WH", P * NUM_RES, "``WH + 3 p + r``: cubes in p's warehouse of resource r (0..4)")
 CLOTH = ST.add("CLOTH", P * MAX_WORKSHOPS, "``CLOTH + 3 p + w``: cloth in p's workshop w (0..4)")
 WORKSHOPS = ST.add("WORKSHOPS", P, "workshops p has (1 printed + tiles built)")

@@ -44,6 +44,7 @@ from calimala_env.layout import (
     ACT_TIMES,
     ART,
     ART_SLOTS,
+    ART_USED,
     ARTWORK,
     BRICK,
     BUILD,
@@ -58,10 +59,12 @@ from calimala_env.layout import (
     CHURCH_SLOTS,
     CITY,
     CITY_SLOTS,
+    CITY_USED,
     CLOTH,
     COL_OUT,
     COLOURED,
     CONTRIB,
+    CONTRIB_USED,
     CONTRIBUTE,
     COUNCIL,
     COUNCIL_ART,
@@ -240,8 +243,17 @@ MOVE_ARG = np.array([0, 1, 2, 0, 0, BUILD_SHIP, BUILD_WORKSHOP, BUILD_HOUSE, BUI
 NUM_MOVES = 17
 MOVE_TYPE.setflags(write=False)
 MOVE_ARG.setflags(write=False)
-SEARCH_TABLE = 4096  # visited-state hash table of one search
+SEARCH_TABLE = 4096  # visited-state hash table of one search (smaller for small hands)
 SEARCH_BUDGET = 3000  # at most this many distinct states per search (never reached in our tests)
+# HELPS[t]: the actions a card of type t can make possible, by the quantities its action raises
+# (Wood / Brick / Marble: that warehouse's cubes; Weave: cloth; Ship / Transport: workshop room;
+# Build: warehouse room, reserve, ships, trade houses, workshop room; Artwork: marble room;
+# Contribute: warehouse room). An action that is impossible now can become possible only if a card
+# in hand raises one of the quantities it needs.
+_W, _B, _M, _V, _S, _U, _A, _T, _C = (1 << t for t in range(9))
+HELPS = np.array([_U | _C, _U | _C, _A | _C, _S | _T, _V, _W | _B | _M | _V | _S | _T, _M, _V, _W | _B | _M],
+                 dtype=np.int64)
+HELPS.setflags(write=False)
 
 
 # =================================================================================================
@@ -276,29 +288,39 @@ def hand_count(state: np.ndarray, p: int) -> int:
 
 @jit
 def city_free(state: np.ndarray, c: int) -> int:
-    n = state[H_NPLAYERS]
-    used = 0
-    for q in range(n):
-        used += state[CITY + P * c + q]
-    return CITY_SLOTS - used
+    return CITY_SLOTS - state[CITY_USED + c]
 
 
 @jit
 def church_free(state: np.ndarray, b: int, r: int) -> int:
-    n = state[H_NPLAYERS]
-    used = 0
-    for q in range(n):
-        used += state[CONTRIB + NUM_RES * P * b + P * r + q]
-    return CHURCH_SLOTS[b, r] - used
+    return CHURCH_SLOTS[b, r] - state[CONTRIB_USED + NUM_RES * b + r]
 
 
 @jit
 def art_free(state: np.ndarray, b: int) -> int:
+    return ART_SLOTS[b] - state[ART_USED + b]
+
+
+@jit
+def recount_board(state: np.ndarray) -> None:
+    """Set the all-players totals of the cities, churches and buildings from the per-player slots."""
     n = state[H_NPLAYERS]
-    used = 0
-    for q in range(n):
-        used += state[ART + P * b + q]
-    return ART_SLOTS[b] - used
+    for c in range(NUM_CITIES):
+        t = 0
+        for q in range(n):
+            t += state[CITY + P * c + q]
+        state[CITY_USED + c] = t
+    for b in range(NUM_CHURCHES):
+        for r in range(NUM_RES):
+            t = 0
+            for q in range(n):
+                t += state[CONTRIB + NUM_RES * P * b + P * r + q]
+            state[CONTRIB_USED + NUM_RES * b + r] = t
+    for b in range(NUM_BUILDINGS):
+        t = 0
+        for q in range(n):
+            t += state[ART + P * b + q]
+        state[ART_USED + b] = t
 
 
 @jit
@@ -522,24 +544,33 @@ def _v_hash(v: np.ndarray) -> np.int64:
 
 
 @jit
-def search_achievable(v0: np.ndarray, goal: int) -> int:
+def search_achievable(v0: np.ndarray, goal: int, stop_at_first: bool) -> int:
     """Which of the actions in ``goal`` (bits) can be made possible by playing cards from the hand
     (each card only when its own action can be carried out): an exhaustive depth-first search over
-    card plays, visiting each reachable mat once. Returns the bits of ``goal`` found."""
+    card plays and their choices, visiting each reachable mat once. Returns the bits of ``goal``
+    found (with ``stop_at_first``, as soon as one is found)."""
     found = 0
+    helpers = 0
     for t in range(NUM_TYPES):
         if (goal >> t) & 1 and can_do(v0, t):
             found |= 1 << t
-    if found == goal:
+        if v0[V_HAND + t] > 0:
+            helpers |= HELPS[t]
+    if found == goal or (stop_at_first and found):
+        return found
+    # only an action some card in hand can help may become possible
+    if (goal & ~found & helpers) == 0:
         return found
     cards = 0
     for t in range(NUM_TYPES):
         cards += v0[V_HAND + t]
-    if cards == 0:
-        return found
+    # the table grows with the hand: up to 4 cards the budget exceeds the number of card-play
+    # sequences there are (so the search is exhaustive); beyond, far more than we ever saw used
+    size = 64 if cards <= 2 else (512 if cards == 3 else SEARCH_TABLE)
+    budget = size * 3 // 4 if size < SEARCH_TABLE else SEARCH_BUDGET
     stack = np.empty((cards + 1, VLEN), dtype=np.int64)
     nxt = np.zeros(cards + 1, dtype=np.int64)
-    table = np.zeros(SEARCH_TABLE, dtype=np.int64)
+    table = np.zeros(size, dtype=np.int64)
     for i in range(VLEN):
         stack[0, i] = v0[i]
     depth = 0
@@ -558,13 +589,13 @@ def search_achievable(v0: np.ndarray, goal: int) -> int:
             child[i] = cur[i]
         move_apply(child, m)
         h = _v_hash(child)
-        slot = h & (SEARCH_TABLE - 1)
+        slot = h & (size - 1)
         seen = False
         while table[slot] != 0:
             if table[slot] == h:
                 seen = True
                 break
-            slot = (slot + 1) & (SEARCH_TABLE - 1)
+            slot = (slot + 1) & (size - 1)
         if seen:
             continue
         table[slot] = h
@@ -572,7 +603,7 @@ def search_achievable(v0: np.ndarray, goal: int) -> int:
         for t in range(NUM_TYPES):
             if (goal >> t) & 1 and not (found >> t) & 1 and can_do(child, t):
                 found |= 1 << t
-        if found == goal or nodes >= SEARCH_BUDGET:
+        if found == goal or (stop_at_first and found) or nodes >= budget:
             return found
         depth += 1
         nxt[depth] = 0
@@ -584,7 +615,7 @@ def achievable(v: np.ndarray, goal: int) -> bool:
     """Some action in ``goal`` can be carried out, now or after playing cards from the hand."""
     if goal == 0:
         return False
-    return search_achievable(v, goal) != 0
+    return search_achievable(v, goal, True) != 0
 
 
 @jit
@@ -647,6 +678,7 @@ def ship_cloth(state: np.ndarray, p: int, c: int) -> None:
     """One ship takes one cloth to port city c."""
     remove_cloth(state, p)
     state[CITY + P * c + p] += 1
+    state[CITY_USED + c] += 1
 
 
 @jit
@@ -654,6 +686,7 @@ def transport_cloth(state: np.ndarray, p: int, t: int) -> None:
     """One cloth to trade city t, where p has a trade house."""
     remove_cloth(state, p)
     state[CITY + P * (FIRST_TRADE + t) + p] += 1
+    state[CITY_USED + FIRST_TRADE + t] += 1
 
 
 @jit
@@ -689,12 +722,14 @@ def make_artwork(state: np.ndarray, p: int, b: int) -> None:
                 state[COUNCIL_ART + i] = 1 + p
                 break
     state[ART + P * b + p] += 1
+    state[ART_USED + b] += 1
 
 
 @jit
 def contribute(state: np.ndarray, p: int, r: int, b: int) -> None:
     state[WH + NUM_RES * p + r] -= 1
     state[CONTRIB + NUM_RES * P * b + P * r + p] += 1
+    state[CONTRIB_USED + NUM_RES * b + r] += 1
 
 
 # =================================================================================================
@@ -1288,7 +1323,7 @@ def _mask_place(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
         if not f & bits:
             need |= bits
     if need:
-        f |= search_achievable(v, need)
+        f |= search_achievable(v, need, False)
     ok = np.zeros(NUM_SPACES, dtype=np.int8)
     anyok = False
     for s in range(NUM_SPACES):
@@ -1342,9 +1377,86 @@ def _mask_activate(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
 
 
 @jit
-def _exec_duty(state: np.ndarray) -> bool:
-    """The action being carried out comes from a card while the placing player's duty is open."""
-    return state[EXEC_CARD] == 1 and placer_duty(state)
+def _keeps(w: np.ndarray, v: np.ndarray, goal: int) -> bool:
+    """After the change already made to ``w`` (a copy of ``v``), is the duty still possible?"""
+    return achievable(w, goal)
+
+
+@jit
+def _option_bits(state: np.ndarray, v: np.ndarray, duty: bool, goal: int) -> tuple:
+    """(base action, candidate bits, bits of the candidates that keep the placing player's duty
+    possible) of the current ship / transport / build / artwork / contribute decision."""
+    ph = state[H_PHASE]
+    p = state[H_CURRENT]
+    cand = 0
+    keeps = 0
+    w = np.empty(VLEN if duty else 0, dtype=np.int64)
+    if ph == PH_SHIP or ph == PH_TRANSPORT:
+        base = A_SHIP
+        if ph == PH_SHIP:
+            for c in range(NUM_PORTS):
+                if city_free(state, c) > 0:
+                    cand |= 1 << (A_SHIP + c - base)
+                    if duty:
+                        w[:] = v
+                        v_remove_cloth(w)
+                        w[V_PFREE] -= 1
+                        if _keeps(w, v, goal):
+                            keeps |= 1 << (A_SHIP + c - base)
+        else:
+            for t in range(NUM_TRADE):
+                if not (state[EXEC_USED] >> t) & 1 and can_transport_to(v, t):
+                    cand |= 1 << (A_TRANSPORT + t - base)
+                    if duty:
+                        w[:] = v
+                        v_remove_cloth(w)
+                        w[V_TFREE + t] -= 1
+                        if _keeps(w, v, goal):
+                            keeps |= 1 << (A_TRANSPORT + t - base)
+        if state[EXEC_USED] > 0:
+            cand |= 1 << (A_STOP - base)
+            if duty and achievable(v, goal):
+                keeps |= 1 << (A_STOP - base)
+    elif ph == PH_BUILD:
+        base = A_BUILD
+        for kind in range(BUILD_HOUSE + NUM_TRADE):
+            if can_build(v, kind):
+                cand |= 1 << kind
+                if duty:
+                    w[:] = v
+                    v_build(w, kind)
+                    if _keeps(w, v, goal):
+                        keeps |= 1 << kind
+    elif ph == PH_ARTWORK:
+        base = A_ARTWORK
+        keep = False
+        if duty:
+            w[:] = v
+            w[V_WH + MARBLE] -= 1
+            w[V_AFREE] -= 1
+            keep = _keeps(w, v, goal)
+        for b in range(NUM_BUILDINGS):
+            if art_free(state, b) > 0:
+                cand |= 1 << b
+                if keep:
+                    keeps |= 1 << b
+    else:
+        base = A_CONTRIB
+        for r in range(NUM_RES):
+            if state[WH + NUM_RES * p + r] == 0:
+                continue
+            keep = False
+            if duty:
+                w[:] = v
+                w[V_WH + r] -= 1
+                w[V_CFREE + r] -= 1
+                keep = _keeps(w, v, goal)
+            for b in range(NUM_CHURCHES):
+                if church_free(state, b, r) > 0:
+                    cand |= 1 << (NUM_CHURCHES * r + b)
+                    if keep:
+                        keeps |= 1 << (NUM_CHURCHES * r + b)
+    return base, cand, keeps
 
 
 @jit
@@ -1352,96 +1464,17 @@ def _mask_options(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     """The choices of a ship / transport / build / artwork / contribute action. While the placing
     player's duty is open (the action comes from a card), only choices after which it can still be
     met, if any can."""
-    ph = state[H_PHASE]
-    p = state[H_CURRENT]
-    duty = _exec_duty(state)
-    goal = pending_goal(state)
-    w = np.empty(VLEN, dtype=np.int64)
-    cand = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    keeps = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    anykeep = False
-    if ph == PH_SHIP:
-        for c in range(NUM_PORTS):
-            if city_free(state, c) > 0:
-                a = A_SHIP + c
-                cand[a] = 1
-                if duty:
-                    for i in range(VLEN):
-                        w[i] = v[i]
-                    v_remove_cloth(w)
-                    w[V_PFREE] -= 1
-                    if achievable(w, goal):
-                        keeps[a] = 1
-        if state[EXEC_USED] > 0:
-            cand[A_STOP] = 1
-            if duty and achievable(v, goal):
-                keeps[A_STOP] = 1
-    elif ph == PH_TRANSPORT:
-        for t in range(NUM_TRADE):
-            if not (state[EXEC_USED] >> t) & 1 and can_transport_to(v, t):
-                a = A_TRANSPORT + t
-                cand[a] = 1
-                if duty:
-                    for i in range(VLEN):
-                        w[i] = v[i]
-                    v_remove_cloth(w)
-                    w[V_TFREE + t] -= 1
-                    if achievable(w, goal):
-                        keeps[a] = 1
-        if state[EXEC_USED] > 0:
-            cand[A_STOP] = 1
-            if duty and achievable(v, goal):
-                keeps[A_STOP] = 1
-    elif ph == PH_BUILD:
-        for kind in range(BUILD_HOUSE + NUM_TRADE):
-            if can_build(v, kind):
-                a = A_BUILD + kind
-                cand[a] = 1
-                if duty:
-                    for i in range(VLEN):
-                        w[i] = v[i]
-                    v_build(w, kind)
-                    if achievable(w, goal):
-                        keeps[a] = 1
-    elif ph == PH_ARTWORK:
-        keep = False
-        if duty:
-            for i in range(VLEN):
-                w[i] = v[i]
-            w[V_WH + MARBLE] -= 1
-            w[V_AFREE] -= 1
-            keep = achievable(w, goal)
-        for b in range(NUM_BUILDINGS):
-            if art_free(state, b) > 0:
-                cand[A_ARTWORK + b] = 1
-                if keep:
-                    keeps[A_ARTWORK + b] = 1
-    else:
-        for r in range(NUM_RES):
-            if state[WH + NUM_RES * p + r] == 0:
-                continue
-            keep = False
-            if duty:
-                for i in range(VLEN):
-                    w[i] = v[i]
-                w[V_WH + r] -= 1
-                w[V_CFREE + r] -= 1
-                keep = achievable(w, goal)
-            for b in range(NUM_CHURCHES):
-                if church_free(state, b, r) > 0:
-                    cand[A_CONTRIB + NUM_CHURCHES * r + b] = 1
-                    if keep:
-                        keeps[A_CONTRIB + NUM_CHURCHES * r + b] = 1
-    if duty:
-        for a in range(NUM_ACTIONS):
-            if keeps[a]:
-                anykeep = True
-                break
+    duty = state[EXEC_CARD] == 1 and placer_duty(state)
+    base, cand, keeps = _option_bits(state, v, duty, pending_goal(state) if duty else 0)
+    if keeps:
+        cand = keeps
     count = 0
-    for a in range(NUM_ACTIONS):
-        if cand[a] and (not anykeep or keeps[a]):
-            mask[a] = 1
+    k = 0
+    while cand >> k:
+        if (cand >> k) & 1:
+            mask[base + k] = 1
             count += 1
+        k += 1
     return count
 
 
@@ -1558,6 +1591,30 @@ def apply_one(state: np.ndarray, action: int) -> None:
 
 
 @jit
+def _forced(state: np.ndarray, mask: np.ndarray) -> int:
+    """The only legal decision, or -1 if there are several. Cheap for the common case: an
+    activation without the placing player's duty has several choices while an action is pending
+    (ending is one), and exactly one (ending) when nothing is pending and no card can be played."""
+    ph = state[H_PHASE]
+    if ph == PH_ACTIVATE and not placer_duty(state):
+        if state[PENDING] > 0 or state[PENDING + 1] > 0:
+            return -1
+        p = state[H_CURRENT]
+        v = np.empty(VLEN, dtype=np.int64)
+        fill_mat(state, p, v)
+        for t in range(NUM_TYPES):
+            if v[V_HAND + t] > 0 and can_do(v, t):
+                return -1
+        return A_END
+    if legal_mask(state, mask) != 1:
+        return -1
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            return a
+    return -1
+
+
+@jit
 def apply(state: np.ndarray, action: int) -> None:
     """Apply the decision, then every step that leaves no choice (a decision with exactly one
     legal option, e.g. ending an activation with nothing left to do, or the only build possible),
@@ -1568,12 +1625,10 @@ def apply(state: np.ndarray, action: int) -> None:
     for _ in range(10_000):
         if state[H_TERMINAL] or state[H_PHASE] == PH_PLACE or state[H_PHASE] == PH_KEEP:
             return
-        if legal_mask(state, mask) != 1:
+        a = _forced(state, mask)
+        if a < 0:
             return
-        for a in range(NUM_ACTIONS):
-            if mask[a]:
-                apply_one(state, a)
-                break
+        apply_one(state, a)
 
 
 # =================================================================================================
@@ -1935,17 +1990,26 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
                 return _bad(slot + p)
         if houses > MAX_HOUSES:
             return _bad(HOUSE + p)
-    # city / church / artwork capacity
+    # city / church / artwork totals and capacity
     for c in range(NUM_CITIES):
-        if city_free(state, c) < 0:
-            return _bad(CITY + P * c)
+        t = 0
+        for q in range(n):
+            t += state[CITY + P * c + q]
+        if state[CITY_USED + c] != t or t > CITY_SLOTS:
+            return _bad(CITY_USED + c)
     for b in range(NUM_CHURCHES):
         for r in range(NUM_RES):
-            if church_free(state, b, r) < 0:
-                return _bad(CONTRIB + NUM_RES * P * b + P * r)
+            t = 0
+            for q in range(n):
+                t += state[CONTRIB + NUM_RES * P * b + P * r + q]
+            if state[CONTRIB_USED + NUM_RES * b + r] != t or t > CHURCH_SLOTS[b, r]:
+                return _bad(CONTRIB_USED + NUM_RES * b + r)
     for b in range(NUM_BUILDINGS):
-        if art_free(state, b) < 0:
-            return _bad(ART + P * b)
+        t = 0
+        for q in range(n):
+            t += state[ART + P * b + q]
+        if state[ART_USED + b] != t or t > ART_SLOTS[b]:
+            return _bad(ART_USED + b)
     # stacks
     col_on = np.zeros(MAX_PLAYERS, dtype=np.int64)
     white_on = 0
