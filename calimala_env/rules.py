@@ -605,8 +605,13 @@ def search_achievable(v0: np.ndarray, goal: int, stop_at_first: bool) -> int:
                 found |= 1 << t
         if found == goal or (stop_at_first and found) or nodes >= budget:
             return found
-        depth += 1
-        nxt[depth] = 0
+        helpers = 0
+        for t in range(NUM_TYPES):
+            if child[V_HAND + t] > 0:
+                helpers |= HELPS[t]
+        if goal & ~found & helpers:  # else no card left can help an action still wanted
+            depth += 1
+            nxt[depth] = 0
     return found
 
 
