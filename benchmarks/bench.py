@@ -5,6 +5,7 @@ Run from the repository root::
 
     python benchmarks/bench.py                 # ~3 s per throughput row, cold + warm start-up
     python benchmarks/bench.py --quick         # ~1 s per row, warm start-up only (smoke run)
+    python benchmarks/bench.py --games calimala --players 3,4,5 --quick
     python benchmarks/bench.py --games callisto,calcada --players 2,3 --json results.json
 
 Everything is measured in one run on one machine. Every throughput row is warmed up (numba
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-GAME_MODULES = {"callisto": "callisto_env", "calcada": "calcada_env"}
+GAME_MODULES = {"callisto": "callisto_env", "calcada": "calcada_env", "calimala": "calimala_env"}
 WARM_FIRST_STEP_TARGET_S = 2.0
 PER_CORE_TARGET = 10.0
 
@@ -116,11 +117,11 @@ def probe_game(name: str) -> tuple[bool, str]:
     if missing:
         return False, f"{mod_name} not importable yet (has no {', '.join(missing)})"
     try:
-        from gamecore.games import batched_kernels
+        from gamecore.batch_kernels import build
 
-        batched_kernels(mod.GAME)
+        build(mod.GAME.kernels)
     except Exception as exc:  # noqa: BLE001
-        return False, f"{mod_name}.batched not importable ({type(exc).__name__}: {exc})"
+        return False, f"{mod_name}: batched kernels not buildable ({type(exc).__name__}: {exc})"
     return True, ""
 
 
@@ -665,7 +666,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--seconds", type=float, default=None, help="timed window per throughput row (default 3, or 1 with --quick)"
     )
-    p.add_argument("--games", default="callisto,calcada", help="comma list of our games (default: callisto,calcada)")
+    p.add_argument("--games", default=",".join(GAME_MODULES), help="comma list of our games (default: all of them)")
     p.add_argument("--players", default="2", help="comma list of player counts (default: 2)")
     p.add_argument("--num-envs", type=int, default=1024, help="batch size of the batched rows")
     p.add_argument(
