@@ -3,7 +3,6 @@ view, the conservation invariant and a builder of positions from text (for tests
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,14 +38,18 @@ def layout_from_option(value: Any) -> list[int] | None:
     try:
         names = list(value)
     except TypeError:
-        raise TypeError(f"calimala: action_layout must be None, 'first_game' or 9 action names, got {value!r}") from None
+        raise TypeError(
+            f"calimala: action_layout must be None, 'first_game' or 9 action names, got {value!r}"
+        ) from None
     if len(names) != L.NUM_CELLS:
         raise ValueError(f"calimala: action_layout needs 9 actions (row by row), got {len(names)}")
     ids = []
     for name in names:
         key = str(name).strip().capitalize()
         if key not in L.ACTION_NAMES:
-            raise ValueError(f"calimala: unknown action {name!r} in action_layout; actions: {', '.join(L.ACTION_NAMES)}")
+            raise ValueError(
+                f"calimala: unknown action {name!r} in action_layout; actions: {', '.join(L.ACTION_NAMES)}"
+            )
         ids.append(L.ACTION_NAMES.index(key))
     if sorted(ids) != list(range(L.NUM_TYPES)):
         raise ValueError("calimala: action_layout must use each of the 9 actions once")
@@ -172,9 +175,8 @@ class CalimalaGame(GameSpec):
             }
             if sees_hand:
                 entry["hand"] = notation.card_names(state[L.HAND + L.NUM_TYPES * p: L.HAND + L.NUM_TYPES * (p + 1)])
-                entry["dealt_scoring_cards"] = [L.SCORING_CARD_NAMES[int(c) - 1]
-                                                for c in state[L.DEALT + L.MAX_DEALT * p: L.DEALT + L.MAX_DEALT * (p + 1)]
-                                                if c > 0]
+                dealt = state[L.DEALT + L.MAX_DEALT * p: L.DEALT + L.MAX_DEALT * (p + 1)]
+                entry["dealt_scoring_cards"] = [L.SCORING_CARD_NAMES[int(c) - 1] for c in dealt if c > 0]
             if sees_hand or over:
                 j = int(state[L.KEPT + p])
                 entry["kept_scoring_card"] = (L.SCORING_CARD_NAMES[int(state[L.DEALT + L.MAX_DEALT * p + j - 1]) - 1]
@@ -536,7 +538,8 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     for t in deck_top:
         left[t] -= 1
     if (left < 0).any():
-        raise ValueError(f"more cards than exist: {dict(zip(L.ACTION_NAMES, (-left).clip(0).tolist()))} too many")
+        extra = dict(zip(L.ACTION_NAMES, (-left).clip(0).tolist(), strict=True))
+        raise ValueError(f"more cards than exist: {extra} too many")
     below = [t for t in range(L.NUM_TYPES) for _ in range(int(left[t]))]
     np.random.default_rng(seed).shuffle(below)
     deck = below + deck_top[::-1]
@@ -584,4 +587,3 @@ def legal_strings(state: np.ndarray) -> list[str]:
 
 
 __all__ = ["GAME", "CalimalaGame", "position", "legal_strings", "layout_from_option"]
-_ = (Sequence,)

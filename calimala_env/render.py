@@ -191,7 +191,6 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
     y0 += lh + lh // 2
     # city grid: cells and the disc stacks on the streets between them
     gx, gy = pad, y0
-    draw.text((gx, gy - lh // 2), "", font=font)
     for c in range(L.NUM_CELLS):
         r, col = divmod(c, 3)
         x = gx + col * (cell_w + street)
@@ -203,8 +202,7 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
         draw.text((x + pad, y + lh + lh // 4), L.CELL_NAMES[c], fill=R.GRID, font=small)
     rad = max(4, int(7 * scale))
     for s in range(L.NUM_SPACES):
-        a, b = int(L.STREET_CELLS[s, 0]), int(L.STREET_CELLS[s, 1])
-        ra, ca = divmod(a, 3)
+        ra, ca = divmod(int(L.STREET_CELLS[s, 0]), 3)
         if s < 6:  # horizontal street: discs stacked upwards in the gap
             cx = gx + ca * (cell_w + street) + cell_w + street // 2
             cy = gy + ra * (cell_h + street) + cell_h // 2

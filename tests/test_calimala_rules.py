@@ -9,7 +9,7 @@ import calimala_env
 from calimala_env import layout as L
 from calimala_env import notation, rules
 from calimala_env.game import GAME, legal_strings, position
-from gamecore.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+from gamecore.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL
 
 P = L.MAX_PLAYERS
 # a1 Wood     b1 Brick       c1 Marble
@@ -925,7 +925,8 @@ def test_resample_redeals_only_what_the_seat_cannot_see(n):
             assert views(other, p) == views(st, p)
             for q in range(n):  # hand sizes and publicly known cards never change
                 assert rules.hand_count(other, q) == rules.hand_count(st, q)
-                assert np.array_equal(other[L.KNOWN + 9 * q: L.KNOWN + 9 * q + 9], st[L.KNOWN + 9 * q: L.KNOWN + 9 * q + 9])
+                known = slice(L.KNOWN + 9 * q, L.KNOWN + 9 * q + 9)
+                assert np.array_equal(other[known], st[known])
             if GAME.to_dict(other, VIEW_ALL) != GAME.to_dict(st, VIEW_ALL):
                 changed += 1
             mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)

@@ -13,14 +13,14 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from conftest import GAME_PLAYERS, game_module, play_random, random_legal
+from gamecore.aec import IllegalActionError
+from gamecore.batched import BatchedGames
+from gamecore.protocol import H_TERMINAL
 
 
 def low(name: str) -> int:
     """The game's smallest player count (the tests below that need one count use it)."""
     return game_module(name).GAME.min_players
-from gamecore.aec import IllegalActionError
-from gamecore.batched import BatchedGames
-from gamecore.protocol import H_TERMINAL
 
 
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
