@@ -153,36 +153,53 @@ def _disc(draw, x: int, y: int, rad: int, d: int) -> None:
         draw.ellipse([x - rad, y - rad, x + rad, y + rad], fill=R.SEAT_RGB[d - 1], outline=R.INK)
 
 
+def _slots(draw, x: int, y: int, sq: int, cap: int, counts: list[int]) -> int:
+    """``cap`` slots in a row, the first ones filled with the seats' colours (seat 0 first);
+    returns the x after the row."""
+    k = 0
+    for p, c in enumerate(counts):
+        for _ in range(c):
+            draw.rectangle([x + k * (sq + 2), y, x + k * (sq + 2) + sq, y + sq], fill=R.SEAT_RGB[p], outline=R.INK)
+            k += 1
+    for j in range(k, cap):
+        draw.rectangle([x + j * (sq + 2), y, x + j * (sq + 2) + sq, y + sq], outline=R.GRID)
+    return x + cap * (sq + 2)
+
+
 def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.ndarray:
     """The city grid with its action tiles and the disc stacks on the streets, the council seats
-    with their tiles and holders, the churches, the cities with deliveries and trade houses, every
-    player's mat (warehouses, workshops, ships, public hand count) and whose decision it is. Sizes
-    follow the text, so nothing is clipped."""
+    with their tiles and holders, the churches' and the cities' slots filled in the seats' colours
+    (trade houses beside their city), every player's mat (warehouses, workshops, ships, public hand
+    count) and whose decision it is. Sizes follow the text, so nothing is clipped."""
     n = int(state[H_NPLAYERS])
     fs = max(8, int(round(14 * scale)))
     font = _font(fs)
     small = _font(max(7, int(round(12 * scale))))
-    probe_img, probe = R.canvas(4, 4)
+    _probe_img, probe = R.canvas(4, 4)
     lh = int(fs * 1.35)
+    sq = max(5, int(round(9 * scale)))
     pad = int(10 * scale)
     cell_w = max(_text_w(probe, name, font) for name in L.ACTION_NAMES) + 2 * pad
     cell_h = lh * 2
     street = int(46 * scale)
     grid_w = 3 * cell_w + 2 * street
     grid_h = 3 * cell_h + 2 * street
-    right_lines = building_lines(state) + [cards_line(state)]
+    player_text = []
     for p in range(n):
-        right_lines += player_lines(state, p, viewer)
+        player_text += player_lines(state, p, viewer)
+    extra_text = [cards_line(state)]
+    label_w = max(_text_w(probe, f"{name} ", small) for name in (*L.BUILDING_NAMES, *L.CITY_NAMES, "marble ", "art "))
+    slots_w = label_w + _text_w(probe, "marble ", small) + L.CITY_SLOTS * (sq + 2) + 4 * (sq + 4) + pad
     seat_w = max(_text_w(probe, f"{k + 1} {t}", small) for k, t in enumerate(L.TILE_NAMES)) + pad
     council_w = L.COUNCIL_ROW * seat_w
     left_w = max(grid_w, council_w)
-    right_w = max(_text_w(probe, line, small) for line in right_lines)
+    right_w = max(slots_w, *(_text_w(probe, line, small) for line in player_text + extra_text))
     title = status(state)
-    width = 3 * pad + left_w + right_w
-    width = max(width, _text_w(probe, title, font) + 2 * pad)
+    width = max(3 * pad + left_w + right_w, _text_w(probe, title, font) + 2 * pad)
     rows = (L.NUM_SEATS + L.COUNCIL_ROW - 1) // L.COUNCIL_ROW
     left_h = lh + grid_h + pad + lh + rows * 2 * lh + lh
-    right_h = len(right_lines) * lh
+    building_rows = L.NUM_CHURCHES * (1 + L.NUM_RES + 1) + 1 + L.NUM_CITIES + 2
+    right_h = building_rows * lh + (len(player_text) + len(extra_text)) * lh
     height = 2 * pad + lh + max(left_h, right_h) + pad
     img, draw = R.canvas(width, height)
     y0 = pad
@@ -197,16 +214,15 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
         y = gy + r * (cell_h + street)
         fill = (236, 226, 200) if c != L.CENTRE else (222, 210, 180)
         draw.rectangle([x, y, x + cell_w, y + cell_h], fill=fill, outline=R.INK, width=2)
-        name = L.ACTION_NAMES[int(state[L.LAYOUT + c])]
-        draw.text((x + pad, y + lh // 3), name, fill=R.INK, font=font)
+        draw.text((x + pad, y + lh // 3), L.ACTION_NAMES[int(state[L.LAYOUT + c])], fill=R.INK, font=font)
         draw.text((x + pad, y + lh + lh // 4), L.CELL_NAMES[c], fill=R.GRID, font=small)
     rad = max(4, int(7 * scale))
     for s in range(L.NUM_SPACES):
         ra, ca = divmod(int(L.STREET_CELLS[s, 0]), 3)
-        if s < 6:  # horizontal street: discs stacked upwards in the gap
+        if s < 6:  # horizontal street: the stack grows upwards in the gap
             cx = gx + ca * (cell_w + street) + cell_w + street // 2
             cy = gy + ra * (cell_h + street) + cell_h // 2
-        else:
+        else:  # vertical street: the stack grows to the right
             cx = gx + ca * (cell_w + street) + cell_w // 2
             cy = gy + ra * (cell_h + street) + cell_h + street // 2
         highlight = int(state[L.ACT_N]) > 0 and int(state[L.SPACE]) == s and not state[H_TERMINAL]
@@ -220,7 +236,7 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
             else:
                 _disc(draw, cx - (h - 1) * rad // 2 + i * rad, cy, rad, d)
     y0 = gy + grid_h + pad
-    # council
+    # council seats
     draw.text((pad, y0), "Palazzo Vecchio: council seats in scoring order", fill=R.INK, font=font)
     y0 += lh
     for k in range(L.NUM_SEATS):
@@ -237,23 +253,53 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
         elif sv == L.SEAT_EMPTY:
             draw.text((x + 3, y + lh), "scored, no seat", fill=R.GRID, font=small)
     y0 += rows * 2 * lh
-    arts = [int(o) - 1 for o in state[L.COUNCIL_ART: L.COUNCIL_ART + 4] if o > 0]
     draw.text((pad, y0), "council artworks:", fill=R.INK, font=small)
     ax = pad + _text_w(draw, "council artworks: ", small)
-    for i, o in enumerate(arts):
-        _disc(draw, ax + rad + i * (2 * rad + 4), y0 + lh // 2, rad, 1 + o)
-    # right column: buildings, cities, cards, players
-    x = 2 * pad + left_w
+    for i in range(L.ART_SLOT_TABLE[L.COUNCIL]):
+        o = int(state[L.COUNCIL_ART + i])
+        cx = ax + rad + i * (2 * rad + 4)
+        if o > 0:
+            _disc(draw, cx, y0 + lh // 2, rad, o)
+        else:
+            draw.ellipse([cx - rad, y0 + lh // 2 - rad, cx + rad, y0 + lh // 2 + rad], outline=R.GRID)
+    # right column: churches and cities as slots in the seats' colours, then cards and players
+    x0 = 2 * pad + left_w
     y = pad + lh + lh // 2
-    for line in right_lines:
+    for b in range(L.NUM_CHURCHES):
+        draw.text((x0, y), L.BUILDING_NAMES[b], fill=R.INK, font=small)
+        y += lh
+        for r in range(L.NUM_RES):
+            draw.text((x0 + pad, y), L.RESOURCE_NAMES[r], fill=R.INK, font=small)
+            counts = [int(state[L.CONTRIB + L.NUM_RES * P * b + P * r + p]) for p in range(n)]
+            _slots(draw, x0 + label_w, y + 2, sq, int(L.CHURCH_SLOTS[b, r]), counts)
+            y += lh
+        draw.text((x0 + pad, y), "art", fill=R.INK, font=small)
+        _slots(draw, x0 + label_w, y + 2, sq, int(L.ART_SLOTS[b]), [int(state[L.ART + P * b + p]) for p in range(n)])
+        y += lh
+    draw.text((x0, y), "cities (trade houses beside them)", fill=R.INK, font=small)
+    y += lh
+    for c in range(L.NUM_CITIES):
+        kind = "port" if c < L.NUM_PORTS else "trade"
+        draw.text((x0 + pad, y), f"{L.CITY_NAMES[c]} ({kind})", fill=R.INK, font=small)
+        end = _slots(draw, x0 + label_w + _text_w(draw, "marble ", small), y + 2, sq, L.CITY_SLOTS,
+                     [int(state[L.CITY + P * c + p]) for p in range(n)])
+        if c >= L.FIRST_TRADE:
+            hx = end + sq
+            for p in range(n):
+                if state[L.HOUSE + P * (c - L.FIRST_TRADE) + p]:
+                    draw.polygon([(hx, y + sq + 2), (hx + sq, y + sq + 2), (hx + sq // 2, y)], fill=R.SEAT_RGB[p],
+                                 outline=R.INK)
+                    hx += sq + 4
+        y += lh
+    y += lh // 2
+    for line in extra_text + player_text:
         colour = R.INK
         stripped = line.lstrip(">").lstrip()
         if stripped.startswith("player_"):
             p = int(stripped.split(":")[0].split("_")[1])
             colour = R.shade(R.SEAT_RGB[p], 0.8)
             if cur == p:
-                draw.rectangle([x - 4, y - 1, x + right_w + 2, y + lh - 2], outline=R.SEAT_RGB[p], width=2)
-        draw.text((x, y), line, fill=colour, font=small)
+                draw.rectangle([x0 - 4, y - 1, x0 + right_w + 2, y + lh - 2], outline=R.SEAT_RGB[p], width=2)
+        draw.text((x0, y), line, fill=colour, font=small)
         y += lh
-    del probe_img
     return R.to_array(img)
