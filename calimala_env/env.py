@@ -106,7 +106,7 @@ def _obs_table() -> str:
         if len({L.OBS[n][b.name].size for n in counts}) == 1:
             sizes = str(b.size)
         rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes,
-                     b.meaning.replace("|", "/")))
+                     b.meaning.replace("|", "/").replace("``", "`")))
     rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "observation length"))
     return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Meaning"), rows)
 
@@ -132,7 +132,7 @@ def _action_table() -> str:
     rows = []
     for b in L.AC.blocks:
         span = str(b.offset) if b.size == 1 else f"{b.offset}..{b.end - 1}"
-        rows.append(f"| {span} | {b.meaning} | {_EXAMPLES[b.name]} |")
+        rows.append(f"| {span} | {b.meaning.replace('``', '`')} | {_EXAMPLES[b.name]} |")
     return "\n".join(rows)
 
 

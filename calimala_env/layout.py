@@ -344,10 +344,10 @@ def _obs_layout(n: int) -> Layout:
             "from the bottom of street s: k = 0 present, 1 white, 2 + rel its owner (relative)")
     lay.add("STACK_N", NUM_SPACES, "discs on each street")
     lay.add("TILES", NUM_SEATS * NUM_TILES, "``15 k + c``: 1 if council seat k shows scoring tile c")
-    lay.add("SEAT_OWNER", NUM_SEATS * (1 + n), f"``{1 + n} k + j``: seat k scored without a seat (j = 0) or held "
+    lay.add("SEAT_OWNER", NUM_SEATS * (1 + n), "``(n + 1) k + j``: seat k scored without a seat (j = 0) or held "
             "by seat rel = j - 1")
     lay.add("NEXT_SEAT", NUM_SEATS + 1, "one-hot: council seats scored so far (15 = all)")
-    lay.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL] * n, f"``{n} i + rel``: owner of the i-th council artwork")
+    lay.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL] * n, "``n i + rel``: owner of the i-th council artwork")
     lay.add("DISCARD", NUM_TYPES, "face-up discard pile: cards of each type")
     lay.add("DECK_N", 1, "cards in the deck")
     lay.add("START_LEFT", NUM_START, "start cards still on the table (Wood, Brick, Marble, Weave, Build)")
@@ -357,7 +357,7 @@ def _obs_layout(n: int) -> Layout:
     lay.add("START", n, "one-hot: start seat (relative)")
     lay.add("SPACE", NUM_SPACES, "one-hot: street of the current turn (during a turn)")
     lay.add("PENDING", NUM_TYPES, "pending street actions of the current activation, by action")
-    lay.add("ACT", 3 * (1 + n), f"``{1 + n} i + j``: activation i of this turn: j = 0 it is the current one, "
+    lay.add("ACT", 3 * (1 + n), "``(n + 1) i + j``: activation i of this turn: j = 0 it is the current one, "
             "1 + rel its owner")
     lay.add("OBLIG", 1, "1 while the placing player still has to carry out one of the street's actions")
     lay.add("EXEC", NUM_TYPES, "one-hot: action being carried out (ship / transport / build / artwork / "

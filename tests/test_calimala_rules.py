@@ -1154,3 +1154,28 @@ def test_the_card_play_search_finds_exactly_what_any_sequence_of_real_choices_ca
             assert bool(rules.search_achievable(v, goal, True)) == any((goal >> t) & 1 for t in want), text
         nontrivial += want != direct
     assert nontrivial > 30
+
+
+# =================================================================================================
+# conservation (checked at every step of the fuzz tests)
+# =================================================================================================
+def test_the_conservation_invariant_holds_in_play_and_names_what_went_missing():
+    st = midgame(4, 2, steps=150)
+    assert GAME.invariant_errors(st) == []
+    cases = [
+        (L.RESERVE + 1, -1, "player 1: 39 cubes"),
+        (L.COLOURED + 2, -1, "player 2: 9 coloured discs"),
+        (L.WHITE + 0, 1, "white discs, not 8"),
+        (L.HAND + 9 * 3 + L.SHIP, 1, "action cards by type"),
+        (L.SHIPS + 0, 4 - int(st[L.SHIPS]), "player 0: 4 ships"),
+        (L.WORKSHOPS + 1, 4 - int(st[L.WORKSHOPS + 1]), "player 1: 4 workshops"),
+    ]
+    for slot, delta, message in cases:
+        bad = st.copy()
+        bad[slot] += delta
+        errors = GAME.invariant_errors(bad)
+        assert any(message in e for e in errors), (message, errors)
+    bad = st.copy()
+    dealt = int(bad[L.DEALT])
+    bad[L.DEALT + 3] = dealt  # a scoring card twice
+    assert any("scoring cards" in e for e in GAME.invariant_errors(bad))
