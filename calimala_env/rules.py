@@ -243,6 +243,8 @@ MOVE_ARG = np.array([0, 1, 2, 0, 0, BUILD_SHIP, BUILD_WORKSHOP, BUILD_HOUSE, BUI
 NUM_MOVES = 17
 MOVE_TYPE.setflags(write=False)
 MOVE_ARG.setflags(write=False)
+# NB: constants passed to another kernel are wrapped in np.int64(...): numba compiles a separate
+# specialization (with its whole call tree) for every literal argument value
 SEARCH_TABLE = 4096  # visited-state hash table of one search (smaller for small hands)
 SEARCH_BUDGET = 3000  # at most this many distinct states per search (never reached in our tests)
 # HELPS[t]: the actions a card of type t can make possible, by the quantities its action raises
@@ -324,6 +326,15 @@ def recount_board(state: np.ndarray) -> None:
 
 
 @jit
+def street_bits(state: np.ndarray, s: int) -> int:
+    """Bits of the two actions of street s."""
+    bits = 0
+    for k in range(2):
+        bits |= 1 << state[LAYOUT + STREET_CELLS[s, k]]
+    return bits
+
+
+@jit
 def pending_goal(state: np.ndarray) -> int:
     """Bit t set for each street action t still pending in the current activation."""
     s = state[SPACE]
@@ -371,6 +382,13 @@ def fill_mat(state: np.ndarray, p: int, v: np.ndarray) -> None:
     for b in range(NUM_BUILDINGS):
         af += art_free(state, b)
     v[V_AFREE] = af
+
+
+@jit
+def copy_row(rows: np.ndarray, m: int, v: np.ndarray) -> None:
+    """rows[m] = v (a plain loop: numba's slice assignment compiles much more code)."""
+    for i in range(VLEN):
+        rows[m, i] = v[i]
 
 
 @jit
@@ -544,7 +562,7 @@ def _v_hash(v: np.ndarray) -> np.int64:
 
 
 @jit
-def search_achievable(v0: np.ndarray, goal: int, stop_at_first: bool) -> int:
+def search_achievable(v0: np.ndarray, goal: int, stop_at_first: int) -> int:
     """Which of the actions in ``goal`` (bits) can be made possible by playing cards from the hand
     (each card only when its own action can be carried out): an exhaustive depth-first search over
     card plays and their choices, visiting each reachable mat once. Returns the bits of ``goal``
@@ -620,22 +638,7 @@ def achievable(v: np.ndarray, goal: int) -> bool:
     """Some action in ``goal`` can be carried out, now or after playing cards from the hand."""
     if goal == 0:
         return False
-    return search_achievable(v, goal, True) != 0
-
-
-@jit
-def card_keeps_duty(v: np.ndarray, t: int, goal: int) -> bool:
-    """Playing a card of type t (in some variant) leaves one of ``goal`` achievable."""
-    w = np.empty(VLEN, dtype=np.int64)
-    for m in range(NUM_MOVES):
-        if MOVE_TYPE[m] != t or not move_ok(v, m):
-            continue
-        for i in range(VLEN):
-            w[i] = v[i]
-        move_apply(w, m)
-        if achievable(w, goal):
-            return True
-    return False
+    return search_achievable(v, goal, np.int64(1)) != 0
 
 
 # =================================================================================================
@@ -750,7 +753,7 @@ def reshuffle_discard(state: np.ndarray) -> None:
             n += 1
         state[DISCARD + t] = 0
     state[DECK_N] = n
-    rng_shuffle(state, H_RNG, state, DECK, DECK + n)
+    rng_shuffle(state, H_RNG, state, np.int64(DECK), DECK + n)
 
 
 @jit
@@ -897,19 +900,24 @@ def score_tile(state: np.ndarray, who: int) -> None:
 def final_scoring(state: np.ndarray) -> None:
     """Each player's kept scoring card and the face-up card score 5/3/1 (same tie rules)."""
     n = state[H_NPLAYERS]
+    cards = np.empty(MAX_PLAYERS + 1, dtype=np.int64)
+    for i in range(MAX_PLAYERS + 1):
+        cards[i] = -1
     for p in range(n):
         j = state[KEPT + p] - 1
         if j >= 0:
-            award(state, SCORING_CARD_CATEGORY[state[DEALT + MAX_DEALT * p + j] - 1], FINAL_PTS)
-    if state[FACE_UP] > 0:
-        award(state, SCORING_CARD_CATEGORY[state[FACE_UP] - 1], FINAL_PTS)
+            cards[p] = state[DEALT + MAX_DEALT * p + j] - 1
+    cards[MAX_PLAYERS] = state[FACE_UP] - 1
+    for i in range(MAX_PLAYERS + 1):
+        if cards[i] >= 0:
+            award(state, SCORING_CARD_CATEGORY[cards[i]], FINAL_PTS)
 
 
 @jit
 def end_game(state: np.ndarray) -> None:
     """Tiles still unscored are scored in order without seats; then the final cards."""
     while state[NEXT_SEAT] < NUM_SEATS:
-        score_tile(state, -1)
+        score_tile(state, np.int64(-1))
     final_scoring(state)
     n = state[H_NPLAYERS]
     state[H_TERMINAL] = 1
@@ -978,7 +986,7 @@ def place_disc(state: np.ndarray, s: int, white: int) -> None:
             state[ACT_TIMES + k] = 1
             k += 1
     state[ACT_N] = k
-    start_activation(state, 0)
+    start_activation(state, np.int64(0))
 
 
 @jit
@@ -994,10 +1002,9 @@ def do_simple(state: np.ndarray, p: int, t: int) -> bool:
 
 
 @jit
-def begin_exec(state: np.ndarray, t: int, from_card: int) -> None:
-    """An action with choices starts: its own decisions follow."""
+def begin_exec(state: np.ndarray, t: int) -> None:
+    """An action with choices starts: its own decisions follow (EXEC_CARD says where it comes from)."""
     state[EXEC_KIND] = t
-    state[EXEC_CARD] = from_card
     state[EXEC_USED] = 0
     if t == SHIP:
         state[H_PHASE] = PH_SHIP
@@ -1025,15 +1032,18 @@ def resolve_action(state: np.ndarray, t: int) -> None:
     placing player's duty is then done), else draw its card at once (it may be played now)."""
     p = state[H_CURRENT]
     s = state[SPACE]
-    k = 0 if space_type(state, s, 0) == t else 1
-    state[PENDING + k] -= 1
+    for k in range(2):
+        if space_type(state, s, k) == t:
+            state[PENDING + k] -= 1
+            break
     v = np.empty(VLEN, dtype=np.int64)
     fill_mat(state, p, v)
     if can_do(v, t):
         if state[ACT_I] == 0:
             state[OBLIG] = 0
         if not do_simple(state, p, t):
-            begin_exec(state, t, 0)
+            state[EXEC_CARD] = 0
+            begin_exec(state, t)
     else:
         draw_card(state, p)
 
@@ -1044,29 +1054,32 @@ def play_action_card(state: np.ndarray, t: int) -> None:
     p = state[H_CURRENT]
     play_card(state, p, t)
     if not do_simple(state, p, t):
-        begin_exec(state, t, 1)
+        state[EXEC_CARD] = 1
+        begin_exec(state, t)
 
 
 @jit
-def end_activation(state: np.ndarray) -> None:
+def end_activation(state: np.ndarray) -> bool:
     """Every pending action is resolved: one that could be carried out is skipped (no card), one
-    that cannot gives 1 card per time it was pending. Then the next activated disc acts, or the
-    turn's activations are over."""
+    that cannot gives 1 card per time it was pending. Then the next activated disc acts; returns
+    True when the turn's activations are over (the fourth disc comes next)."""
     p = state[H_CURRENT]
     s = state[SPACE]
     v = np.empty(VLEN, dtype=np.int64)
     fill_mat(state, p, v)
+    draws = 0
     for k in range(2):
         if state[PENDING + k] > 0 and not can_do(v, space_type(state, s, k)):
-            for _ in range(state[PENDING + k]):
-                draw_card(state, p)
+            draws += state[PENDING + k]
         state[PENDING + k] = 0
+    for _ in range(draws):
+        draw_card(state, p)
     if state[ACT_I] + 1 < state[ACT_N]:
         start_activation(state, state[ACT_I] + 1)
-    else:
-        state[OBLIG] = 0
-        state[H_CURRENT] = state[H_OWNER]
-        promote_fourth_disc(state)
+        return False
+    state[OBLIG] = 0
+    state[H_CURRENT] = state[H_OWNER]
+    return True
 
 
 @jit
@@ -1104,64 +1117,50 @@ def promote_option(state: np.ndarray, p: int, s: int, d: int) -> bool:
 
 @jit
 def promote_fourth_disc(state: np.ndarray) -> None:
-    """A 4-disc stack loses its bottom disc (never activated): it goes to the next council seat,
-    whose tile is scored; after the end was triggered it leaves the game instead. A white 4th
-    disc: the placing player puts an own coloured disc from reserve on the seat and takes the white
-    one; without one in reserve, an own coloured disc from another street (a decision, see
-    ``promote_from``); without that either, the seat stays empty and the white disc leaves the
-    game (ruling)."""
+    """After the activations: a 4-disc stack loses its bottom disc (never activated). It goes to the
+    next council seat, whose tile is scored; after the end was triggered it leaves the game
+    instead. A white 4th disc: the placing player puts an own coloured disc from reserve on the seat
+    and takes the white one; without one in reserve, an own coloured disc from another street (a
+    decision, ``promote`` phase: the choice waits in EXEC_USED as 1 + 3 street + depth) goes to the
+    seat and the white disc on top of that street; without that either, the seat stays empty and
+    the white disc leaves the game (ruling). Then the turn ends."""
     s = state[SPACE]
-    if state[STACK_N + s] < MAX_STACK:
-        end_turn(state)
-        return
-    disc = state[STACK + MAX_STACK * s]
-    if state[END_TRIGGERED]:
-        remove_from_stack(state, s, 0)
-        if disc >= WHITE_BASE:
-            state[WHITE_OUT] += 1
+    if state[STACK_N + s] == MAX_STACK:
+        disc = state[STACK + MAX_STACK * s]
+        p = state[H_OWNER]
+        choice = state[EXEC_USED] - 1 if state[H_PHASE] == PH_PROMOTE else -1
+        if choice < 0 and not state[END_TRIGGERED] and disc >= WHITE_BASE and state[COLOURED + p] == 0:
+            for s2 in range(NUM_SPACES):
+                for d in range(3):
+                    if promote_option(state, p, s2, d):
+                        state[H_CURRENT] = p
+                        state[H_PHASE] = PH_PROMOTE
+                        return
+        remove_from_stack(state, s, np.int64(0))
+        who = -2  # nobody is seated: the end was triggered
+        if state[END_TRIGGERED]:
+            if disc >= WHITE_BASE:
+                state[WHITE_OUT] += 1
+            else:
+                state[COL_OUT + disc - 1] += 1
+        elif disc < WHITE_BASE:
+            who = disc - 1
+        elif state[COLOURED + p] > 0:
+            state[COLOURED + p] -= 1
+            state[WHITE + p] += 1
+            who = p
+        elif choice >= 0:
+            s2 = choice // 3
+            h = state[STACK_N + s2]
+            remove_from_stack(state, s2, h - 1 - choice % 3)
+            state[STACK + MAX_STACK * s2 + h - 1] = WHITE_BASE + p
+            state[STACK_N + s2] = h
+            who = p
         else:
-            state[COL_OUT + disc - 1] += 1
-        end_turn(state)
-        return
-    if disc < WHITE_BASE:
-        remove_from_stack(state, s, 0)
-        score_tile(state, disc - 1)
-        end_turn(state)
-        return
-    p = state[H_OWNER]
-    if state[COLOURED + p] > 0:
-        remove_from_stack(state, s, 0)
-        state[COLOURED + p] -= 1
-        state[WHITE + p] += 1
-        score_tile(state, p)
-        end_turn(state)
-        return
-    options = 0
-    for s2 in range(NUM_SPACES):
-        for d in range(3):
-            if promote_option(state, p, s2, d):
-                options += 1
-    if options == 0:
-        remove_from_stack(state, s, 0)
-        state[WHITE_OUT] += 1
-        score_tile(state, -1)
-        end_turn(state)
-        return
-    state[H_CURRENT] = p
-    state[H_PHASE] = PH_PROMOTE
-
-
-@jit
-def promote_from(state: np.ndarray, s2: int, d: int) -> None:
-    """The white 4th disc leaves this turn's street; the placing player's coloured disc d-th from
-    the top of street s2 goes to the council seat, and the white disc takes the top of s2."""
-    p = state[H_OWNER]
-    remove_from_stack(state, state[SPACE], 0)
-    h = state[STACK_N + s2]
-    remove_from_stack(state, s2, h - 1 - d)
-    state[STACK + MAX_STACK * s2 + h - 1] = WHITE_BASE + p
-    state[STACK_N + s2] = h
-    score_tile(state, p)
+            state[WHITE_OUT] += 1
+            who = -1
+        if who >= -1:
+            score_tile(state, who)
     end_turn(state)
 
 
@@ -1174,17 +1173,20 @@ def end_turn(state: np.ndarray) -> None:
     o = state[H_OWNER]
     state[TURNS] += 1
     clear_turn(state)
+    nxt = -1
     for j in range(1, n + 1):
         q = (o + j) % n
         if q == state[START] and state[END_TRIGGERED]:
-            end_game(state)
-            return
+            break
         if discs_left(state, q) > 0:
-            state[H_OWNER] = q
-            state[H_CURRENT] = q
-            state[H_PHASE] = PH_PLACE
-            return
-    end_game(state)
+            nxt = q
+            break
+    if nxt < 0:
+        end_game(state)
+        return
+    state[H_OWNER] = nxt
+    state[H_CURRENT] = nxt
+    state[H_PHASE] = PH_PLACE
 
 
 # =================================================================================================
@@ -1207,7 +1209,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
             if t != CENTRE_ACTION:
                 tiles[k] = t
                 k += 1
-        rng_shuffle(state, H_RNG, tiles, 0, NUM_CELLS - 1)
+        rng_shuffle(state, H_RNG, tiles, np.int64(0), np.int64(NUM_CELLS - 1))
         k = 0
         for c in range(NUM_CELLS):
             if c == CENTRE:
@@ -1221,7 +1223,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
     # scoring tiles shuffled onto the council seats
     for k in range(NUM_SEATS):
         state[TILES + k] = k
-    rng_shuffle(state, H_RNG, state, TILES, TILES + NUM_SEATS)
+    rng_shuffle(state, H_RNG, state, np.int64(TILES), np.int64(TILES + NUM_SEATS))
     # players
     for p in range(n):
         state[RESERVE + p] = CUBES
@@ -1232,7 +1234,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
     cards = np.empty(NUM_SCORING_CARDS, dtype=np.int64)
     for c in range(NUM_SCORING_CARDS):
         cards[c] = c
-    rng_shuffle(state, H_RNG, cards, 0, NUM_SCORING_CARDS)
+    rng_shuffle(state, H_RNG, cards, np.int64(0), np.int64(NUM_SCORING_CARDS))
     k = 0
     for p in range(n):
         for j in range(DEAL_EACH[n]):
@@ -1257,7 +1259,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
             state[DECK + k] = t
             k += 1
     state[DECK_N] = k
-    rng_shuffle(state, H_RNG, state, DECK, DECK + k)
+    rng_shuffle(state, H_RNG, state, np.int64(DECK), DECK + k)
     state[H_PHASE] = PH_KEEP
     state[H_CURRENT] = start
     state[H_OWNER] = start
@@ -1307,7 +1309,7 @@ def take_start_card(state: np.ndarray, i: int) -> None:
             state[DECK + k] = START_TYPES[j]
             k += 1
     state[DECK_N] = k
-    rng_shuffle(state, H_RNG, state, DECK, DECK + k)
+    rng_shuffle(state, H_RNG, state, np.int64(DECK), DECK + k)
     state[H_PHASE] = PH_PLACE
     state[H_CURRENT] = state[START]
     state[H_OWNER] = state[START]
@@ -1322,18 +1324,17 @@ def _mask_place(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     playing cards first if need be; if no street allows this, on any street."""
     p = state[H_CURRENT]
     f = feasible_bits(v)
-    need = 0
+    need = np.int64(0)
     for s in range(NUM_SPACES):
-        bits = (1 << space_type(state, s, 0)) | (1 << space_type(state, s, 1))
+        bits = street_bits(state, s)
         if not f & bits:
             need |= bits
     if need:
-        f |= search_achievable(v, need, False)
+        f |= search_achievable(v, need, np.int64(0))
     ok = np.zeros(NUM_SPACES, dtype=np.int8)
     anyok = False
     for s in range(NUM_SPACES):
-        bits = (1 << space_type(state, s, 0)) | (1 << space_type(state, s, 1))
-        if f & bits:
+        if f & street_bits(state, s):
             ok[s] = 1
             anyok = True
     count = 0
@@ -1349,6 +1350,15 @@ def _mask_place(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
 
 
 @jit
+def _duty_checks(rows: np.ndarray, goals: np.ndarray, tags: np.ndarray, m: int, ok: np.ndarray) -> None:
+    """ok[tag] = 1 for every candidate row (a mat vector after some decision) from which one of its
+    goal actions is still achievable (the one place the mask kernels search)."""
+    for i in range(m):
+        if ok[tags[i]] == 0 and achievable(rows[i], goals[i]):
+            ok[tags[i]] = 1
+
+
+@jit
 def _mask_activate(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     """Take a pending street action, play a card whose action can be carried out, or end. While
     the placing player's duty is open and can still be met, only decisions that keep it possible
@@ -1358,33 +1368,48 @@ def _mask_activate(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     goal = pending_goal(state)
     duty = placer_duty(state) and achievable(v, goal)
     count = 0
+    rows = np.empty((2 + NUM_MOVES if duty else 0, VLEN), dtype=np.int64)
+    goals = np.empty(rows.shape[0], dtype=np.int64)
+    tags = np.empty(rows.shape[0], dtype=np.int64)
+    ok = np.zeros(NUM_ACTIONS if duty else 0, dtype=np.int8)
+    m = 0
     for k in range(2):
         if state[PENDING + k] == 0:
             continue
         t = space_type(state, s, k)
-        ok = True
-        if duty and not (f >> t) & 1:
-            rest = goal if state[PENDING + k] > 1 else goal & ~(1 << t)
-            ok = achievable(v, rest)
-        if ok:
+        if duty and not (f >> t) & 1:  # giving up an impossible action: the other must stay possible
+            copy_row(rows, m, v)
+            goals[m] = goal if state[PENDING + k] > 1 else goal & ~(1 << t)
+            tags[m] = A_RESOLVE + t
+            m += 1
+        else:
             mask[A_RESOLVE + t] = 1
             count += 1
-    for t in range(NUM_TYPES):
-        if v[V_HAND + t] > 0 and (f >> t) & 1:
-            if duty and not card_keeps_duty(v, t, goal):
-                continue
-            mask[A_CARD + t] = 1
-            count += 1
-    if not duty:
+    for mv in range(NUM_MOVES):
+        t = MOVE_TYPE[mv]
+        if v[V_HAND + t] == 0 or not (f >> t) & 1:
+            continue
+        if not duty:
+            if mask[A_CARD + t] == 0:
+                mask[A_CARD + t] = 1
+                count += 1
+        elif move_ok(v, mv):  # a card is allowed if some way of carrying it out keeps the duty possible
+            copy_row(rows, m, v)
+            move_apply(rows[m], mv)
+            goals[m] = goal
+            tags[m] = A_CARD + t
+            m += 1
+    if duty:
+        _duty_checks(rows, goals, tags, np.int64(m), ok)
+        for i in range(m):
+            a = tags[i]
+            if ok[a] and mask[a] == 0:
+                mask[a] = 1
+                count += 1
+    else:
         mask[A_END] = 1
         count += 1
     return count
-
-
-@jit
-def _keeps(w: np.ndarray, v: np.ndarray, goal: int) -> bool:
-    """After the change already made to ``w`` (a copy of ``v``), is the duty still possible?"""
-    return achievable(w, goal)
 
 
 @jit
@@ -1394,8 +1419,10 @@ def _option_bits(state: np.ndarray, v: np.ndarray, duty: bool, goal: int) -> tup
     ph = state[H_PHASE]
     p = state[H_CURRENT]
     cand = 0
-    keeps = 0
-    w = np.empty(VLEN if duty else 0, dtype=np.int64)
+    n_rows = 10 if duty else 0
+    rows = np.empty((n_rows, VLEN), dtype=np.int64)
+    tags = np.empty(n_rows, dtype=np.int64)
+    m = 0
     if ph == PH_SHIP or ph == PH_TRANSPORT:
         base = A_SHIP
         if ph == PH_SHIP:
@@ -1403,64 +1430,72 @@ def _option_bits(state: np.ndarray, v: np.ndarray, duty: bool, goal: int) -> tup
                 if city_free(state, c) > 0:
                     cand |= 1 << (A_SHIP + c - base)
                     if duty:
-                        w[:] = v
-                        v_remove_cloth(w)
-                        w[V_PFREE] -= 1
-                        if _keeps(w, v, goal):
-                            keeps |= 1 << (A_SHIP + c - base)
+                        copy_row(rows, m, v)
+                        v_remove_cloth(rows[m])
+                        rows[m, V_PFREE] -= 1
+                        tags[m] = A_SHIP + c - base
+                        m += 1
         else:
             for t in range(NUM_TRADE):
                 if not (state[EXEC_USED] >> t) & 1 and can_transport_to(v, t):
                     cand |= 1 << (A_TRANSPORT + t - base)
                     if duty:
-                        w[:] = v
-                        v_remove_cloth(w)
-                        w[V_TFREE + t] -= 1
-                        if _keeps(w, v, goal):
-                            keeps |= 1 << (A_TRANSPORT + t - base)
+                        copy_row(rows, m, v)
+                        v_remove_cloth(rows[m])
+                        rows[m, V_TFREE + t] -= 1
+                        tags[m] = A_TRANSPORT + t - base
+                        m += 1
         if state[EXEC_USED] > 0:
             cand |= 1 << (A_STOP - base)
-            if duty and achievable(v, goal):
-                keeps |= 1 << (A_STOP - base)
+            if duty:
+                copy_row(rows, m, v)
+                tags[m] = A_STOP - base
+                m += 1
     elif ph == PH_BUILD:
         base = A_BUILD
         for kind in range(BUILD_HOUSE + NUM_TRADE):
             if can_build(v, kind):
                 cand |= 1 << kind
                 if duty:
-                    w[:] = v
-                    v_build(w, kind)
-                    if _keeps(w, v, goal):
-                        keeps |= 1 << kind
+                    copy_row(rows, m, v)
+                    v_build(rows[m], kind)
+                    tags[m] = kind
+                    m += 1
     elif ph == PH_ARTWORK:
         base = A_ARTWORK
-        keep = False
-        if duty:
-            w[:] = v
-            w[V_WH + MARBLE] -= 1
-            w[V_AFREE] -= 1
-            keep = _keeps(w, v, goal)
         for b in range(NUM_BUILDINGS):
             if art_free(state, b) > 0:
                 cand |= 1 << b
-                if keep:
-                    keeps |= 1 << b
+                if duty:
+                    copy_row(rows, m, v)
+                    rows[m, V_WH + MARBLE] -= 1
+                    rows[m, V_AFREE] -= 1
+                    tags[m] = b
+                    m += 1
     else:
         base = A_CONTRIB
         for r in range(NUM_RES):
             if state[WH + NUM_RES * p + r] == 0:
                 continue
-            keep = False
-            if duty:
-                w[:] = v
-                w[V_WH + r] -= 1
-                w[V_CFREE + r] -= 1
-                keep = _keeps(w, v, goal)
             for b in range(NUM_CHURCHES):
                 if church_free(state, b, r) > 0:
                     cand |= 1 << (NUM_CHURCHES * r + b)
-                    if keep:
-                        keeps |= 1 << (NUM_CHURCHES * r + b)
+                    if duty:
+                        copy_row(rows, m, v)
+                        rows[m, V_WH + r] -= 1
+                        rows[m, V_CFREE + r] -= 1
+                        tags[m] = NUM_CHURCHES * r + b
+                        m += 1
+    keeps = 0
+    if duty:
+        goals = np.empty(m, dtype=np.int64)
+        for i in range(m):
+            goals[i] = goal
+        ok = np.zeros(16, dtype=np.int8)
+        _duty_checks(rows, goals, tags, np.int64(m), ok)
+        for k in range(16):
+            if ok[k]:
+                keeps |= 1 << k
     return base, cand, keeps
 
 
@@ -1548,8 +1583,9 @@ def _after_transport(state: np.ndarray, p: int, t: int) -> None:
 
 
 @jit
-def apply_one(state: np.ndarray, action: int) -> None:
-    """Apply one legal decision of the deciding seat."""
+def apply_one(state: np.ndarray, action: int) -> bool:
+    """Apply one legal decision of the deciding seat; True when the turn's activations are over
+    (or the promotion choice is made): the fourth disc comes next."""
     p = state[H_CURRENT]
     a = action
     if a < A_START:
@@ -1564,7 +1600,7 @@ def apply_one(state: np.ndarray, action: int) -> None:
     elif a < A_END:
         play_action_card(state, a - A_CARD)
     elif a == A_END:
-        end_activation(state)
+        return end_activation(state)
     elif a < A_TRANSPORT:
         ship_cloth(state, p, a - A_SHIP)
         _after_ship(state, p)
@@ -1591,8 +1627,9 @@ def apply_one(state: np.ndarray, action: int) -> None:
         contribute(state, p, i // NUM_CHURCHES, i % NUM_CHURCHES)
         end_exec(state)
     else:
-        i = a - A_PROMOTE
-        promote_from(state, i // 3, i % 3)
+        state[EXEC_USED] = 1 + a - A_PROMOTE
+        return True
+    return False
 
 
 @jit
@@ -1625,15 +1662,16 @@ def apply(state: np.ndarray, action: int) -> None:
     legal option, e.g. ending an activation with nothing left to do, or the only build possible),
     up to the next real decision. Placements and scoring-card choices are always asked."""
     state[H_DECISIONS] += 1
-    apply_one(state, action)
     mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    a = action
     for _ in range(10_000):
+        if apply_one(state, a):
+            promote_fourth_disc(state)
         if state[H_TERMINAL] or state[H_PHASE] == PH_PLACE or state[H_PHASE] == PH_KEEP:
             return
         a = _forced(state, mask)
         if a < 0:
             return
-        apply_one(state, a)
 
 
 # =================================================================================================
@@ -1815,7 +1853,7 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     if state[OUT_CARD] > 0:
         pool[m] = state[OUT_CARD]
         m += 1
-    rng_shuffle(state, H_RNG, pool, 0, m)
+    rng_shuffle(state, H_RNG, pool, np.int64(0), m)
     m = 0
     for p in range(n):
         if p == player:
@@ -1845,7 +1883,7 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     holder = _duty_holder(state)
     constrained = holder >= 0 and holder != player and _duty_met(state, holder)
     for attempt in range(201):
-        rng_shuffle(state, H_RNG, cards, 0, m)
+        rng_shuffle(state, H_RNG, cards, np.int64(0), m)
         k = 0
         for p in range(n):
             if p == player:
@@ -1876,7 +1914,7 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
                 for _ in range(left[t]):
                     state[DECK + d] = t
                     d += 1
-            rng_shuffle(state, H_RNG, state, DECK, DECK + d)
+            rng_shuffle(state, H_RNG, state, np.int64(DECK), DECK + d)
             return
         for i in range(state[DECK_N]):
             state[DECK + i] = cards[k + i]
@@ -1915,7 +1953,6 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         if params[P_LAYOUT] >= 0 and t != params[P_LAYOUT + c]:
             return _bad(LAYOUT + c)
         seen[t] = 1
-    seen[:] = 0
     tiles = np.zeros(NUM_TILES, dtype=np.int64)
     for k in range(NUM_SEATS):
         t = state[TILES + k]
