@@ -3,6 +3,7 @@
     python examples/train.py                          # Callisto, 2 players, short default budget
     python examples/train.py --timesteps 1000000 --envs 16
     python examples/train.py --game calcada --players 3
+    python examples/train.py --game calimala            # 3 players (the game's smallest count)
 
 The learner is one seat per game (rotating over the seats from game to game) of a
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
@@ -46,7 +47,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
-    p.add_argument("--players", type=int, default=2, help="number of seats")
+    p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's smallest count)")
     p.add_argument("--timesteps", type=int, default=80_000, help="learner decisions to train for")
     p.add_argument("--envs", type=int, default=16, help="games played side by side")
     p.add_argument("--seed", type=int, default=0, help="seed of games, opponents and network")
@@ -83,8 +84,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: training tables)")
     args = p.parse_args(argv)
-    if args.players < 2:
-        p.error("--players must be at least 2")
+    from gamecore.games import get_game
+
+    game = get_game(args.game)
+    if args.players is None:
+        args.players = game.default_players
+    if not game.min_players <= args.players <= game.max_players:
+        p.error(f"--players must be between {game.min_players} and {game.max_players} for {args.game}")
     for name in ("timesteps", "envs", "eval_games", "n_steps", "batch_size", "n_epochs", "pool_size"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")

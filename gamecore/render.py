@@ -17,8 +17,15 @@ def canvas(width: int, height: int) -> tuple[Image.Image, ImageDraw.ImageDraw]:
     return img, ImageDraw.Draw(img)
 
 
-def font() -> ImageFont.ImageFont:
-    return ImageFont.load_default()
+def font(size: int | None = None) -> ImageFont.ImageFont:
+    """Pillow's default font; with ``size``, its scalable version at that pixel size (readable at
+    any scale; needs Pillow >= 10.1 with FreeType, else the fixed bitmap font)."""
+    if size is None:
+        return ImageFont.load_default()
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError, ImportError):  # old Pillow or no FreeType: the bitmap font
+        return ImageFont.load_default()
 
 
 def shade(rgb: tuple[int, int, int], f: float) -> tuple[int, int, int]:

@@ -18,6 +18,11 @@ from gamecore.batched import BatchedGames
 from gamecore.protocol import H_RNG, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
 
+def low(name: str) -> int:
+    """The game's smallest player count (the tests below that need one count use it)."""
+    return game_module(name).GAME.min_players
+
+
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
 def test_pettingzoo_api(name, n):
     api_test(game_module(name).env(num_players=n), num_cycles=300)
@@ -190,7 +195,7 @@ def test_to_dict_is_json_serialisable(game_name):
 
 
 def test_action_strings_are_unique_and_invert(game_name):
-    env = game_module(game_name).raw_env(num_players=2)
+    env = game_module(game_name).raw_env(num_players=low(game_name))
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     for _ in range(10):
@@ -207,7 +212,7 @@ def test_action_strings_are_unique_and_invert(game_name):
 # ---- bad input --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("bad", [-1, 10**9, 2.5, "x", None, True])
 def test_raw_env_rejects_bad_actions_without_changing_anything(game_name, bad):
-    env = game_module(game_name).raw_env(num_players=2)
+    env = game_module(game_name).raw_env(num_players=low(game_name))
     env.reset(seed=0)
     before = env.get_state()
     with pytest.raises(IllegalActionError):
@@ -216,7 +221,7 @@ def test_raw_env_rejects_bad_actions_without_changing_anything(game_name, bad):
 
 
 def test_raw_env_names_a_masked_out_action_and_the_player(game_name):
-    env = game_module(game_name).raw_env(num_players=2)
+    env = game_module(game_name).raw_env(num_players=low(game_name))
     env.reset(seed=0)
     before = env.get_state()
     illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
@@ -226,7 +231,7 @@ def test_raw_env_names_a_masked_out_action_and_the_player(game_name):
 
 
 def test_wrapped_env_illegal_move_ends_game_and_mover_loses(game_name):
-    env = game_module(game_name).env(num_players=2)
+    env = game_module(game_name).env(num_players=low(game_name))
     env.reset(seed=0)
     mover = env.agent_selection
     illegal = int(np.flatnonzero(env.observe(mover)["action_mask"] == 0)[0])
@@ -235,31 +240,38 @@ def test_wrapped_env_illegal_move_ends_game_and_mover_loses(game_name):
     assert env.rewards[mover] == -1
 
 
-@pytest.mark.parametrize("n", [2.0, "2", True])
-def test_a_player_count_that_is_not_an_int_is_rejected(game_name, n):
-    with pytest.raises(TypeError, match="num_players"):
+@pytest.mark.parametrize("which", ["zero", "below", "above", "float", "str", "bool"])
+def test_wrong_player_count_is_rejected(game_name, which):
+    game = game_module(game_name).GAME
+    n = {"zero": 0, "below": game.min_players - 1, "above": game.max_players + 1, "float": float(game.min_players),
+         "str": str(game.min_players), "bool": True}[which]
+    with pytest.raises((ValueError, TypeError), match="num_players"):
         game_module(game_name).raw_env(num_players=n)
 
 
 def test_bad_modes_are_rejected(game_name):
     mod = game_module(game_name)
+    n = low(game_name)
     with pytest.raises(ValueError, match="reward_mode"):
         mod.raw_env(reward_mode="win")
     with pytest.raises(ValueError, match="render_mode"):
         mod.raw_env(render_mode="video")
     with pytest.raises(ValueError, match="viewer"):
         mod.raw_env(viewer="everybody")
+    with pytest.raises(ValueError, match="start_player"):
+        mod.raw_env(num_players=n, start_player=n)
 
 
 def test_set_state_rejects_malformed_arrays(game_name):
-    env = game_module(game_name).raw_env(num_players=2)
+    n = low(game_name)
+    env = game_module(game_name).raw_env(num_players=n)
     env.reset(seed=0)
     good = env.get_state()
     with pytest.raises(ValueError, match="shape"):
         env.set_state(good[:-1])
     with pytest.raises(TypeError, match="integer"):
         env.set_state(good.astype(np.float64))
-    other = game_module(game_name).raw_env(num_players=3)
+    other = game_module(game_name).raw_env(num_players=n + 1)
     other.reset(seed=0)
     with pytest.raises(ValueError):
         env.set_state(other.get_state())
@@ -277,7 +289,7 @@ def test_set_state_rejects_malformed_arrays(game_name):
 
 
 def test_batched_api_rejects_bad_input_without_changing_anything(game_name):
-    b = BatchedGames(game_name, 3, seed=0, num_players=2)
+    b = BatchedGames(game_name, 3, seed=0, num_players=low(game_name))
     b.reset()
     before = b.states.copy()
     legal = [int(np.flatnonzero(m)[0]) for m in b.masks]
@@ -307,7 +319,7 @@ def test_sb3_vec_env_feeds_maskable_ppo(game_name):
 
     from gamecore.sb3 import SelfPlayVecEnv
 
-    venv = SelfPlayVecEnv(game_name, num_envs=4, seed=0, num_players=2)
+    venv = SelfPlayVecEnv(game_name, num_envs=4, seed=0, num_players=low(game_name))
     assert is_masking_supported(venv)
     obs = venv.reset()
     masks = get_action_masks(venv)

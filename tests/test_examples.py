@@ -69,6 +69,9 @@ def test_train_args_defaults_and_errors():
     assert args.game == "callisto" and args.players == 2 and args.eval_games == 200
     assert args.out == Path("runs") / "callisto_maskppo.zip"
     assert train.parse_args(["--game", "calcada"]).out == Path("runs") / "calcada_maskppo.zip"
+    assert train.parse_args(["--game", "calimala"]).players == 3  # the game's smallest count
+    with pytest.raises(SystemExit):
+        train.parse_args(["--game", "calimala", "--players", "2"])
     with pytest.raises(SystemExit):
         train.parse_args(["--game", "chess"])
     with pytest.raises(SystemExit):
