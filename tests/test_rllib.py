@@ -26,10 +26,10 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 
 import ray  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
+from test_examples import load_script  # noqa: E402
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module  # noqa: E402
 from gamecore.rllib import RLlibEnv  # noqa: E402
-from test_examples import load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "--iterations 2 --batch-size 200 --minibatch-size 100 --epochs 1 --hidden 32 --eval-games 4"

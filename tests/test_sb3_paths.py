@@ -25,7 +25,8 @@ from gamecore.registration import gymnasium_id  # noqa: E402
 from gamecore.sb3 import SelfPlayVecEnv  # noqa: E402
 from gamecore.single_agent import SingleAgentEnv  # noqa: E402
 
-SMALL = {"n_steps": 16, "batch_size": 16, "n_epochs": 1, "seed": 0, "device": "cpu", "policy_kwargs": {"net_arch": [16]}}
+SMALL = {"n_steps": 16, "batch_size": 16, "n_epochs": 1, "seed": 0, "device": "cpu",
+         "policy_kwargs": {"net_arch": [16]}}
 
 
 def gym_id(name: str) -> str:
