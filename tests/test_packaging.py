@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from gamecore.games import GAMES
 
@@ -60,7 +60,8 @@ def test_every_package_is_typed(package):
 def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
     pytest.importorskip("setuptools")
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path),
+         str(ROOT)],
         capture_output=True, text=True, timeout=600,
     )
     assert build.returncode == 0, build.stderr[-2000:]

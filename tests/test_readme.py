@@ -16,13 +16,13 @@ import re
 import shlex
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
+from test_examples import load_script
 
 from gamecore.games import GAMES
-from test_examples import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
