@@ -80,6 +80,20 @@ def test_rllib_env_illegal_action_and_options(game_name):
     assert shaped.observation_spaces["player_0"]["observations"].shape == raw_shape
 
 
+def test_rllibs_own_pettingzoo_wrapper_does_not_fit_its_action_masking_module(game_name):
+    """Why the adapter exists: RLlib's PettingZooEnv passes the AEC dict on, whose keys and dtype
+    are not the ones ActionMaskingTorchRLModule reads."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    wrapped = PettingZooEnv(game_module(game_name).env())
+    space = wrapped.observation_spaces["player_0"]
+    assert "observations" not in space.spaces and space["observation"].dtype == np.int8
+    with pytest.raises(KeyError):
+        ActionMaskingTorchRLModule(observation_space=space, action_space=wrapped.action_spaces["player_0"],
+                                   model_config={})
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", _node_ip_address="127.0.0.1")

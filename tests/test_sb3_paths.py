@@ -160,3 +160,11 @@ def test_single_agent_env_opponent_can_be_a_model_snapshot(game_name):
             break
     else:
         pytest.fail("the game did not end")
+
+
+def test_sb3_check_env_warns_about_an_unflattened_int8_image(game_name):
+    env = SingleAgentEnv(game_name, flatten=False)
+    if len(env.observation_space.shape) != 3:
+        pytest.skip(f"{game_name}'s observation is not 3-D")
+    with pytest.warns(UserWarning, match="uint8"):
+        check_env(env)

@@ -207,3 +207,11 @@ def test_game_options_and_render_modes_pass_through():
     assert isinstance(env.render(), str) and env.unwrapped.num_players == 3
     text = env.unwrapped.action_to_string(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
     assert isinstance(text, str) and text
+
+
+def test_gymnasium_wrappers_do_not_forward_action_masks_but_get_wrapper_attr_does(game_name):
+    env = gym.make(gym_id(game_name))
+    env.reset(seed=0)
+    with pytest.raises(AttributeError):
+        env.action_masks()  # Gymnasium 1.x wrappers forward no attributes (docs/compatibility.md)
+    assert np.array_equal(env.get_wrapper_attr("action_masks")(), env.unwrapped.action_masks())

@@ -50,6 +50,14 @@ def test_torchrl_pettingzoo_wrapper_with_mask_passes_its_spec_check(name, n):
     assert rollout["next", "done"][-1].all() and float(final.max()) == 1.0
 
 
+def test_torchrl_refuses_an_aec_env_without_the_mask():
+    pytest.importorskip("torchrl", reason="needs torchrl")
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    with pytest.raises(ValueError, match="use_mask=True"):
+        PettingZooWrapper(env=game_module(GAME_NAMES[0]).env(), use_mask=False)
+
+
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_torchrl_reinforce_example_trains_each_game(name, capsys):
     pytest.importorskip("torchrl", reason="needs torchrl")
