@@ -215,3 +215,25 @@ def test_gymnasium_wrappers_do_not_forward_action_masks_but_get_wrapper_attr_doe
     with pytest.raises(AttributeError):
         env.action_masks()  # Gymnasium 1.x wrappers forward no attributes (docs/compatibility.md)
     assert np.array_equal(env.get_wrapper_attr("action_masks")(), env.unwrapped.action_masks())
+
+
+def test_every_constructor_lists_exactly_what_it_accepts(game_name):
+    from gamecore.batched import BatchedGames
+
+    own = list(game_module(game_name).GAME.option_defaults)
+    cases = {
+        "env()": (lambda: game_module(game_name).env(colour="red"),
+                  ["num_players", *own, "reward_mode", "render_mode", "viewer", "illegal"], []),
+        "BatchedGames": (lambda: BatchedGames(game_name, 2, colour="red"),
+                         ["num_players", *own, "num_envs", "seed", "reward_mode"], ["render_mode", "viewer"]),
+        "SingleAgentEnv": (lambda: SingleAgentEnv(game_name, colour="red"),
+                           ["num_players", *own, "learner_seat", "opponent", "reward_mode", "render_mode"], []),
+    }
+    for where, (build, listed, absent) in cases.items():
+        with pytest.raises(TypeError, match="unknown option") as err:
+            build()
+        known = str(err.value).split("known options:")[1]
+        for keyword in listed:
+            assert keyword in known, (where, keyword)
+        for keyword in absent:
+            assert keyword not in known, (where, keyword)
