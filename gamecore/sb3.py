@@ -101,6 +101,7 @@ class SelfPlayVecEnv(VecEnv):
     def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict, forfeits: dict) -> None:
         """Let opponents move until the learner decides in every game."""
         g = self.games
+        lost = np.zeros(self.num_envs, dtype=np.int64)  # games an opponent forfeited in this call, per slot
         while True:
             waiting = g.current_players != self._seats
             if not waiting.any():
@@ -108,11 +109,18 @@ class SelfPlayVecEnv(VecEnv):
             actions = np.zeros(self.num_envs, dtype=np.int64)
             idx = np.flatnonzero(waiting)
             actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
-            self._apply(actions, waiting, rewards, dones, terminal_obs, forfeits)
+            lost += self._apply(actions, waiting, rewards, dones, terminal_obs, forfeits)
+            if (lost > g.num_players).any():  # every seat has started a game and it still forfeits
+                raise RuntimeError(
+                    f"game {int(np.argmax(lost))}: the opponent forfeited {int(lost.max())} games in a row by "
+                    "masked-out actions before the learner could decide"
+                )
 
-    def _apply(self, actions: Any, active: np.ndarray, rewards, dones, terminal_obs: dict, forfeits: dict) -> None:
-        """One decision in the games ``active``; masked-out ones forfeit under ``illegal="lose"``."""
+    def _apply(self, actions: Any, active: np.ndarray, rewards, dones, terminal_obs: dict, forfeits: dict):
+        """One decision in the games ``active``; masked-out ones forfeit under ``illegal="lose"``.
+        Returns where a game was forfeited (bool, (N,))."""
         g = self.games
+        bad = np.zeros(self.num_envs, dtype=bool)
         if self.illegal == "lose":
             safe = g.check_actions(actions, active.astype(np.int8), legal=False)
             bad = active & (g.masks[np.arange(self.num_envs), safe] == 0)
@@ -123,10 +131,11 @@ class SelfPlayVecEnv(VecEnv):
                 self._finish(g.dones, rewards, dones, terminal_obs)
                 active = active & ~bad
                 if not active.any():
-                    return
+                    return bad
             actions = safe
         g.step(actions, active=None if active.all() else active.astype(np.int8))
         self._finish(g.dones, rewards, dones, terminal_obs)
+        return bad
 
     def _finish(self, ended: np.ndarray, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict) -> None:
         g = self.games

@@ -206,10 +206,11 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.reset(seed=seed)
         self._games += 1
         self._over = False
-        self._play_opponents()
+        _, extra = self._play_opponents()
         self._over = self.aec.game_over
-        if self._over:  # pragma: no cover - no game of the library ends before every seat moved
-            raise RuntimeError(f"{self.game.name}: the game ended before seat {self.seat} decided")
+        if self._over:
+            why = f" (seat {extra['forfeit_by']} played a masked-out action)" if "forfeit_by" in extra else ""
+            raise RuntimeError(f"{self.game.name}: the game ended before the learner (seat {self.seat}) decided{why}")
         return self._obs(self.seat), self._info()
 
     def step(self, action: Any):

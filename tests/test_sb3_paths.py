@@ -168,3 +168,12 @@ def test_sb3_check_env_warns_about_an_unflattened_int8_image(game_name):
         pytest.skip(f"{game_name}'s observation is not 3-D")
     with pytest.warns(UserWarning, match="uint8"):
         check_env(env)
+
+
+def test_selfplay_vecenv_stops_an_opponent_that_forfeits_every_game_before_the_learner_moves(game_name):
+    def cheat(obs, masks):
+        return np.array([int(np.flatnonzero(~m)[0]) for m in masks])
+
+    venv = SelfPlayVecEnv(game_name, num_envs=2, seed=0, illegal="lose", opponent=cheat, learner_seat=1)
+    with pytest.raises(RuntimeError, match="forfeited .* games in a row"):
+        venv.reset()  # seat 0 opens every game: without the check this would loop forever

@@ -237,3 +237,12 @@ def test_every_constructor_lists_exactly_what_it_accepts(game_name):
             assert keyword in known, (where, keyword)
         for keyword in absent:
             assert keyword not in known, (where, keyword)
+
+
+def test_an_opponent_forfeiting_before_the_learner_moves_is_reported(game_name):
+    def cheat(obs, masks):
+        return np.array([int(np.flatnonzero(~m)[0]) for m in masks])
+
+    env = SingleAgentEnv(game_name, opponent=cheat, learner_seat=1)  # seat 0 opens every game
+    with pytest.raises(RuntimeError, match=r"before the learner \(seat 1\) decided \(seat 0 played a masked-out"):
+        env.reset(seed=0)
