@@ -16,7 +16,9 @@ At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) a
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line
 printed is the win rate next to the random-vs-random baseline measured on the same games.
 
-Needs the ``train`` extra (stable-baselines3, sb3-contrib; tqdm for the progress bar).
+Progress goes to stderr: a tqdm bar on a terminal, a plain line every tenth of the way when the
+output is redirected (a log file gets at most ten lines). Needs the ``train`` extra
+(stable-baselines3, sb3-contrib; tqdm for the bar).
 """
 
 from __future__ import annotations
@@ -81,7 +83,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="torch and numba threads (0: library defaults); one thread is fastest for the small "
         "batches here, and avoids two OpenMP pools spinning against each other on few cores",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress report (default: a bar on a terminal, else a plain line every 10%%)",
+    )
     p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: training tables)")
     args = p.parse_args(argv)
     from gamecore.games import get_game
@@ -163,25 +169,45 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
     return SelfPlayCallback()
 
 
-def make_progress_callback(total: int):
-    """A plain tqdm progress bar (SB3's own ``progress_bar=True`` also needs ``rich``)."""
+def make_progress_callback(total: int, stream: Any = None):
+    """Progress for ``total`` steps: a tqdm bar on a terminal; otherwise (a log file, a pipe, CI) a
+    plain line at every tenth of the way, so a redirected log gets at most ten lines and no
+    carriage-return noise. (SB3's own ``progress_bar=True`` also needs ``rich`` and always draws.)"""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is part of the train extra
-        return None
+    stream = sys.stderr if stream is None else stream
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    tqdm = None
+    if tty:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - tqdm is part of the train extra
+            tqdm = None
 
     class ProgressCallback(BaseCallback):
         def _on_training_start(self) -> None:
-            self.bar = tqdm(total=total, unit="step", dynamic_ncols=True)
+            self.t0 = time.perf_counter()
+            self.next_tenth = 1
+            self.bar = tqdm(total=total, unit="step", dynamic_ncols=True, file=stream) if tqdm else None
 
         def _on_step(self) -> bool:
-            self.bar.update(self.training_env.num_envs)
+            if self.bar is not None:
+                self.bar.update(self.training_env.num_envs)
             return True
 
+        def _on_rollout_end(self) -> None:
+            if self.bar is not None:
+                return
+            done = self.num_timesteps
+            if done * 10 >= self.next_tenth * total:
+                rate = done / max(time.perf_counter() - self.t0, 1e-9)
+                print(f"progress: {done}/{total} steps ({100 * done / total:.0f}%), {rate:.0f} steps/s",
+                      file=stream, flush=True)
+                self.next_tenth = done * 10 // total + 1
+
         def _on_training_end(self) -> None:
-            self.bar.close()
+            if self.bar is not None:
+                self.bar.close()
 
     return ProgressCallback()
 
@@ -291,9 +317,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed)
     callbacks = [selfplay]
     if not args.no_progress:
-        bar = make_progress_callback(math.ceil(args.timesteps / rollout) * rollout)
-        if bar is not None:
-            callbacks.append(bar)
+        callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
     t0 = time.perf_counter()
     model.learn(total_timesteps=args.timesteps, callback=CallbackList(callbacks))
     train_s = time.perf_counter() - t0

@@ -7,6 +7,9 @@
 * :mod:`gamecore.batched`   -- :class:`BatchedGames` (N games in one array) and the SB3
   :class:`SelfPlayVecEnv`.
 * :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
+* :mod:`gamecore.single_agent` -- one seat against fixed opponents as a ``gymnasium.Env``
+  (``tabletop-rl-envs/<Game>-v0``).
+* :mod:`gamecore.rllib`     -- the games as RLlib ``MultiAgentEnv`` s (needs the ``rllib`` extra).
 """
 
 from gamecore.protocol import GameSpec, Kernels

@@ -22,6 +22,7 @@ import numpy as np
 
 from gamecore.batch_kernels import build
 from gamecore.games import get_game
+from gamecore.options import check_options
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
 from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_seed_array
@@ -135,6 +136,7 @@ class BatchedGames:
         **options: Any,
     ) -> None:
         self.game = get_game(game)
+        check_options(self.game, options, ("num_envs", "seed", "reward_mode", "num_threads"), "BatchedGames")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if reward_mode not in REWARD_MODES:
@@ -230,9 +232,11 @@ class BatchedGames:
             raise ValueError(f"active[{i}] is {a[i]!r}; active must hold only 0/1 (or True/False)")
         return a.astype(np.int8)
 
-    def check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
+    def check_actions(self, actions: Any, active: np.ndarray | None = None, legal: bool = True) -> np.ndarray:
         """Validate a batch of actions (before any kernel sees them); ``active`` already checked.
-        Errors name the game, the value as passed and the action's string."""
+        Errors name the game, the value as passed and the action's string. With ``legal=False``
+        a masked-out action passes (the caller handles it, e.g. by :meth:`forfeit`); a value that
+        is not an integer in range still raises."""
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
         a = np.asarray(actions)
@@ -261,6 +265,8 @@ class BatchedGames:
         else:
             safe = np.zeros(self.num_envs, dtype=np.int64)
             safe[rows] = sub.astype(np.int64) if kind != "O" else np.array([int(x) for x in sub.tolist()], np.int64)
+        if not legal:
+            return safe
         illegal = self.masks[rows, safe[rows]] == 0
         if illegal.any():
             i = int(rows[np.flatnonzero(illegal)[0]])
@@ -292,6 +298,23 @@ class BatchedGames:
             self._dones[act == 0] = 0
             self.rewards[act == 0] = 0.0
         return self.observations, self.rewards, self.dones, self.masks
+
+    def forfeit(self, rows: np.ndarray) -> None:
+        """End the games ``rows`` (bool (N,) or indices) as lost by their deciding seat, as an illegal
+        move does under ``illegal="lose"``: -1 for the decider, 0 for every other seat, the position
+        kept in ``final_states``, and the next game of each stream started. Afterwards ``dones`` and
+        ``rewards`` describe exactly this (other games: not done, no reward), as after a step."""
+        act = np.zeros(self.num_envs, dtype=np.int8)
+        act[np.asarray(rows)] = 1
+        idx = np.flatnonzero(act)
+        self._dones[:] = act
+        self.rewards[:] = 0.0
+        self.rewards[idx, self.current_players[idx]] = -1.0
+        self.final_states[idx] = self.states[idx]
+        self.episodes[idx] += 1
+        self._k.reset(
+            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players, act,
+        )
 
     def random_rollout(self, games_per_env: int = 1, seed: int | None = None) -> int:
         """Play ``games_per_env`` uniformly random games in every slot inside one jitted call and

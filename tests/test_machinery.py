@@ -408,7 +408,10 @@ def test_batched_games_pickle_and_deepcopy_and_continue_identically(game_name):
 
 
 # ---- SB3 vector env -------------------------------------------------------------------------------------
-sb3 = pytest.importorskip("gamecore.sb3", reason="needs the train extra")
+@pytest.fixture
+def sb3():
+    # a fixture, not a module-level importorskip: that skipped every test of this file without SB3
+    return pytest.importorskip("gamecore.sb3", reason="needs the train extra")
 
 
 def _trajectory(venv, steps=40):
@@ -423,7 +426,7 @@ def _trajectory(venv, steps=40):
     return out
 
 
-def test_selfplay_vecenv_with_a_seed_is_reproducible_with_the_default_opponent(game_name):
+def test_selfplay_vecenv_with_a_seed_is_reproducible_with_the_default_opponent(game_name, sb3):
     a = _trajectory(sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11))
     b = _trajectory(sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=11))
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
@@ -433,7 +436,7 @@ def test_selfplay_vecenv_with_a_seed_is_reproducible_with_the_default_opponent(g
 
 
 @pytest.mark.parametrize("failure", ["raises", "illegal"])
-def test_selfplay_vecenv_step_is_all_or_nothing(game_name, failure):
+def test_selfplay_vecenv_step_is_all_or_nothing(game_name, failure, sb3):
     venv = sb3.SelfPlayVecEnv(game_name, num_envs=3, seed=0)
     venv.reset()
     g = venv.games
@@ -460,7 +463,7 @@ def test_selfplay_vecenv_step_is_all_or_nothing(game_name, failure):
     venv.step(actions)  # the learner's actions are still legal for the learner's seat
 
 
-def test_selfplay_vecenv_pickles_and_deepcopies(game_name):
+def test_selfplay_vecenv_pickles_and_deepcopies(game_name, sb3):
     venv = sb3.SelfPlayVecEnv(game_name, num_envs=2, seed=3)
     venv.reset()
     for c in (pickle.loads(pickle.dumps(venv)), copy.deepcopy(venv)):
