@@ -221,6 +221,11 @@ class GameSpec:
     def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
         raise NotImplementedError
 
+    def render_terminal(self, state: np.ndarray, viewer: int = VIEW_PUBLIC, colour: bool = True) -> str:
+        """The board for a terminal (``python -m gamecore play``): ``render_ansi`` unless a game
+        draws it in colour (ANSI escape codes when ``colour``)."""
+        return self.render_ansi(state, viewer)
+
     def phase_name(self, state: np.ndarray) -> str:
         phase = int(state[H_PHASE])
         return self.phase_names[phase] if 0 <= phase < len(self.phase_names) else f"phase {phase}"
