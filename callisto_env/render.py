@@ -90,7 +90,7 @@ def _geometry(n: int, cell_px: int) -> dict[str, int]:
     g["board_px"] = size * cell_px
     g["panel_y"] = g["board_y"] + g["board_px"] + 16
     g["row_h"] = 50
-    g["text_w"] = 220
+    g["text_w"] = 262
     g["icons_x"] = m + g["text_w"]
     width = max(2 * (m + g["label"]) + g["board_px"], g["icons_x"] + L.NUM_TILE_TYPES * _ICON_SLOT + m)
     g["width"] = width
@@ -213,19 +213,21 @@ def rgb(state: np.ndarray, cell_px: int = 32) -> np.ndarray:
                            outline=seat_rgb, width=2)
             R.marker(draw, 4, y + 8, 14, fill=seat_rgb)
         draw.ellipse([g["m"] + 2, y + 6, g["m"] + 18, y + 22], fill=R.shade(seat_rgb, 0.75))
-        R.text(draw, (g["m"] + 26, y + 5), f"player_{p}  {L.COLOURS[p]}", mid)
+        name = f"player_{p}  {L.COLOURS[p]}"
+        if state[L.MATCH]:
+            name += f"   match {int(state[L.MATCH_PEN + p])}"
+        R.text(draw, (g["m"] + 26, y + 5), name, mid)
         pen = int(rules.penalty(state, p)) if not state[H_TERMINAL] else int(state[L.GAME_PEN + L.MAX_PLAYERS *
                                                                                     int(state[L.GAME]) + p])
         flags = []
         if state[L.OUT + p] and not state[H_TERMINAL]:
             flags.append("out")
         elif state[L.PILLAR_TURNS + p] < 2:
-            flags.append(f"{2 - int(state[L.PILLAR_TURNS + p])} opening pillar(s) to come")
+            k = 2 - int(state[L.PILLAR_TURNS + p])
+            flags.append(f"{k} opening pillar{'s' if k > 1 else ''} to come")
         elif state[L.THIRD + p]:
             flags.append("3rd pillar left")
         line = f"penalty {pen}"
-        if state[L.MATCH]:
-            line += f" (match {int(state[L.MATCH_PEN + p])})"
         R.text(draw, (g["m"] + 26, y + 25), "  ".join([line, *flags]), small, fill=R.MUTED)
         for t in range(L.NUM_TILE_TYPES):
             k = int(state[L.REMAIN + L.NUM_TILE_TYPES * p + t])

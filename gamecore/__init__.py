@@ -7,6 +7,11 @@
 * :mod:`gamecore.batched`   -- :class:`BatchedGames` (N games in one array) and the SB3
   :class:`SelfPlayVecEnv`.
 * :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
+* :mod:`gamecore.agents`    -- baseline agents (random, greedy, MCTS, MaskablePPO) for every game;
+  :mod:`gamecore.mcts` holds their search kernels.
+* :mod:`gamecore.arena`     -- seat-rotated games between agents, statistics and ratings.
+* :mod:`gamecore.play`, :mod:`gamecore.replay` -- terminal play, game records and replay pictures;
+  :mod:`gamecore.cli` is ``python -m gamecore``.
 """
 
 from gamecore.protocol import GameSpec, Kernels

@@ -34,7 +34,7 @@ import numpy as np
 
 from gamecore import mcts as M
 from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, GameSpec
+from gamecore.protocol import H_CURRENT, H_NPLAYERS, GameSpec
 
 __all__ = [
     "Agent",
@@ -89,6 +89,9 @@ class Agent:
         seats = states[:, H_CURRENT].copy() if seats is None else np.ascontiguousarray(seats, dtype=np.int64)
         return states, seats
 
+    def _num_actions(self, states: np.ndarray) -> int:
+        return self.game.num_actions(self.game.make_params(int(states[0, H_NPLAYERS])))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
 
@@ -125,10 +128,12 @@ class GreedyAgent(Agent):
         self.spec = "greedy" + _options_suffix({"depth": (self.depth, M.DEFAULT_DEPTH), "samples": (
             self.samples, 4 if self.game.hidden_information else 1), "cap": (self.node_cap, M.DEFAULT_NODE_CAP)})
 
-    def values(self, states: np.ndarray, seats: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, values): the choice and the value of every decision (-inf if illegal)."""
+    def values(self, states: np.ndarray, seats: np.ndarray | None = None,
+               num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, values): the choice and the value of every decision (-inf if illegal).
+        ``num_actions`` defaults to the game's count for the states' players and default options."""
         states, seats = self._need(states, seats, len(states))
-        a = self.game.num_actions(self.game.make_params(int(states[0, 1])))
+        a = num_actions or self._num_actions(states)
         return M.greedy_actions(self.game.kernels, states, seats, a, self._seeds(len(states)), self.depth,
                                 self.node_cap, self.samples)
 
@@ -155,11 +160,11 @@ class MCTSAgent(Agent):
         self.spec = f"mcts:{self.budget}" + _options_suffix(
             {"c": (self.c, M.DEFAULT_C), "widen": (self.widen, M.DEFAULT_WIDEN)}, lead=",")
 
-    def visits(self, states: np.ndarray, seats: np.ndarray | None = None,
-               determinize: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """(actions, root visit counts per action)."""
+    def visits(self, states: np.ndarray, seats: np.ndarray | None = None, determinize: bool = True,
+               num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, root visit counts per action); ``num_actions`` as for :meth:`GreedyAgent.values`."""
         states, seats = self._need(states, seats, len(states))
-        a = self.game.num_actions(self.game.make_params(int(states[0, 1])))
+        a = num_actions or self._num_actions(states)
         return M.mcts_actions(self.game.kernels, states, seats, a, self._seeds(len(states)), self.budget, self.c,
                               self.widen, determinize)
 

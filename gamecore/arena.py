@@ -17,6 +17,8 @@ Statistics (per agent, over every seat it played)
 * rank reward: +1 first .. -1 last, ties sharing (the env's ``rank`` reward); mean with a 95%
   normal interval (1.96 standard errors);
 * score: the game's ``scores`` kernel at the end; mean and 95% interval;
+* head to head: for every pair of agents, how often one finished ahead of the other in the
+  games where both played (ties half);
 * rating: OpenSkill's Plackett-Luce model (``openskill``), every game a free-for-all of its seats
   ranked by the game's rank keys, games taken in deal order; ``mu +- sigma`` (mu starts at 25).
   An agent holding several seats of one game (k < n) is rated per seat and then takes the mean.
@@ -207,6 +209,7 @@ def summarize(run: ArenaRun) -> dict[str, Any]:
         "game": run.game,
         "num_players": run.num_players,
         "agents": run.agents,
+        "head_to_head": head_to_head(run),
         "seed": run.seed,
         "games": len(run.results),
         "deals": len({r.deal for r in run.results}),
@@ -214,6 +217,22 @@ def summarize(run: ArenaRun) -> dict[str, Any]:
         "seconds": run.seconds,
         "per_agent": per,
     }
+
+
+def head_to_head(run: ArenaRun) -> list[list[float | None]]:
+    """``[i][j]``: how often agent i finished ahead of agent j in the games where both played
+    (rank keys compared seat by seat, ties counting half); None where they never met."""
+    k = len(run.agents)
+    ahead = np.zeros((k, k))
+    met = np.zeros((k, k))
+    for res in run.results:
+        for s, a in enumerate(res.seating):
+            for t, b in enumerate(res.seating):
+                if a == b:
+                    continue
+                met[a, b] += 1
+                ahead[a, b] += 1.0 if res.keys[s] > res.keys[t] else (0.5 if res.keys[s] == res.keys[t] else 0.0)
+    return [[float(ahead[i, j] / met[i, j]) if met[i, j] else None for j in range(k)] for i in range(k)]
 
 
 def format_table(summary: dict[str, Any]) -> str:
@@ -232,6 +251,15 @@ def format_table(summary: dict[str, Any]) -> str:
             f"{p['rank_reward']:+.2f} ± {p['rank_reward_ci95']:.2f} | {p['score']:.1f} ± {p['score_ci95']:.1f} | "
             f"{rating.get('mu', 0):.1f} ± {rating.get('sigma', 0):.1f} | {p['ms_per_decision']:.2f} |"
         )
+    h2h = summary.get("head_to_head")
+    if h2h and len(summary["agents"]) > 1:
+        order = [summary["agents"].index(name) for name, _ in rows]
+        lines += ["", "Head to head: how often the row agent finished ahead of the column agent.", "",
+                  "| | " + " | ".join(f"`{summary['agents'][j]}`" for j in order) + " |",
+                  "|---|" + "---:|" * len(order)]
+        for i in order:
+            cells = ["–" if h2h[i][j] is None else f"{h2h[i][j]:.2f}" for j in order]
+            lines.append(f"| `{summary['agents'][i]}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -241,5 +269,5 @@ def write_json(summary: dict[str, Any], run: ArenaRun, path: str | Path) -> None
     Path(path).write_text(json.dumps(out, indent=1) + "\n")
 
 
-__all__ = ["seat_schedule", "play", "summarize", "ratings", "format_table", "wilson", "mean_ci", "write_json",
-           "ArenaRun", "GameResult"]
+__all__ = ["seat_schedule", "play", "summarize", "ratings", "head_to_head", "format_table", "wilson", "mean_ci",
+           "write_json", "ArenaRun", "GameResult"]

@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="a game record as an animated GIF or a PNG strip")
     rp.add_argument("record", type=Path)
     rp.add_argument("--out", type=Path, required=True, help="*.gif (animation) or *.png (strip)")
-    rp.add_argument("--every", type=int, default=1, help="draw every k-th decision")
+    rp.add_argument("--every", type=int, default=1, help="draw every k-th decision (or turn)")
+    rp.add_argument("--turns", action="store_true", help="a frame per turn instead of per decision")
     rp.add_argument("--viewer", default="public", help="public, all or a seat")
     rp.add_argument("--ms", type=int, default=600, help="milliseconds per GIF frame")
     rp.add_argument("--columns", type=int, default=4, help="strip: frames per row")
@@ -199,7 +200,7 @@ def cmd_replay(args: argparse.Namespace) -> Path:
 
     rec = GameRecord.load(args.record)
     viewer = _viewer(args.viewer, int(rec.options["num_players"]))
-    images = frames(rec, viewer=viewer, every=args.every)
+    images = frames(rec, viewer=viewer, every=args.every, turns=args.turns)
     if args.out.suffix.lower() == ".gif":
         write_gif(images, args.out, ms_per_frame=args.ms)
     elif args.out.suffix.lower() == ".png":

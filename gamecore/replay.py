@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image
 
 from gamecore.games import GAMES, game_key, get_game
-from gamecore.protocol import H_TERMINAL, VIEW_PUBLIC
+from gamecore.protocol import H_OWNER, H_TERMINAL, VIEW_PUBLIC
 
 FORMAT = "tabletop-rl-envs game record v1"
 
@@ -95,11 +95,16 @@ def states(record: GameRecord) -> list[np.ndarray]:
     return out
 
 
-def frames(record: GameRecord, viewer: int = VIEW_PUBLIC, every: int = 1) -> list[np.ndarray]:
-    """``rgb_array`` pictures of the game: the start, every ``every``-th decision and the end."""
+def frames(record: GameRecord, viewer: int = VIEW_PUBLIC, every: int = 1, turns: bool = False) -> list[np.ndarray]:
+    """``rgb_array`` pictures of the game: the start, every ``every``-th decision (with ``turns``:
+    every ``every``-th turn, a turn ending where the turn owner changes) and the end."""
     spec = get_game(record.game)
     sts = states(record)
-    keep = list(range(0, len(sts), max(1, every)))
+    if turns:
+        marks = [0] + [i for i in range(1, len(sts)) if sts[i][H_OWNER] != sts[i - 1][H_OWNER]]
+    else:
+        marks = list(range(len(sts)))
+    keep = marks[:: max(1, every)]
     if keep[-1] != len(sts) - 1:
         keep.append(len(sts) - 1)
     return [spec.render_rgb(sts[i], viewer) for i in keep]
@@ -109,7 +114,10 @@ def write_gif(images: list[np.ndarray], path: str | Path, ms_per_frame: int = 60
     """An animated GIF (adaptive palette; the last frame held longer)."""
     if not images:
         raise ValueError("no frames")
-    pics = [Image.fromarray(im).convert("P", palette=Image.Palette.ADAPTIVE, colors=128) for im in images]
+    # one palette for every frame (taken from the last, fullest one), no dithering: unchanged
+    # pixels stay identical from frame to frame, so the GIF stores little more than the changes
+    palette = Image.fromarray(images[-1]).quantize(colors=96, method=Image.Quantize.MEDIANCUT)
+    pics = [Image.fromarray(im).quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     durations = [ms_per_frame] * (len(pics) - 1) + [last_ms]
     pics[0].save(path, save_all=True, append_images=pics[1:], duration=durations, loop=0, optimize=True)
 

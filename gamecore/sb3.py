@@ -3,7 +3,8 @@
 In each game one seat is the learner (rotating over the seats from game to game); every decision of
 the other seats is taken inside ``step`` by the ``opponent`` (uniform random over legal actions by
 default, or any callable ``(obs, masks) -> actions``, e.g. a frozen copy of the learner for
-self-play), so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
+self-play, or an agent of :mod:`gamecore.agents` such as ``greedy``, which also reads the states),
+so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
 """
 
 from __future__ import annotations
@@ -93,7 +94,11 @@ class SelfPlayVecEnv(VecEnv):
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)
             idx = np.flatnonzero(waiting)
-            actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
+            if getattr(self.opponent, "needs_state", False):  # a search agent (gamecore.agents)
+                actions[idx] = self.opponent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
+                                                 g.current_players[idx])
+            else:
+                actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
             g.step(actions, active=waiting.astype(np.int8))
             self._finish(g.dones, rewards, dones, terminal_obs)
 

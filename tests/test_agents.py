@@ -226,3 +226,16 @@ def test_search_agents_never_read_what_their_seat_cannot_see(name):
         assert np.array_equal(greedy_a, greedy_b), "greedy looked at the hidden cards"
         return
     pytest.fail("found no position whose hidden cards change a search that peeks")
+
+
+def test_a_search_agent_is_an_opponent_of_the_self_play_vec_env():
+    pytest.importorskip("stable_baselines3")
+    from gamecore.sb3 import SelfPlayVecEnv
+
+    venv = SelfPlayVecEnv("calcada", num_envs=3, seed=1, opponent=GreedyAgent("calcada", seed=1))
+    obs = venv.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        masks = venv.action_masks()
+        obs, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    assert obs.shape[0] == 3 and venv.games.current_players.tolist() == venv._seats.tolist()

@@ -55,8 +55,12 @@ def test_a_small_arena_plays_whole_deals_and_ranks_greedy_above_random():
     assert greedy["rating"]["mu"] > 25 > rnd["rating"]["mu"]
     lo, hi = greedy["win_rate_ci95"]
     assert lo <= greedy["win_rate"] <= hi
+    h2h = summary["head_to_head"]
+    assert h2h[0][0] is None and h2h[1][0] == pytest.approx(greedy["win_rate"])  # two players: wins
+    assert h2h[0][1] + h2h[1][0] == pytest.approx(1.0)
     table = arena.format_table(summary)
     assert table.splitlines()[4].startswith("| `greedy` |")  # best rating first
+    assert "| `greedy` | – | " in table
 
 
 def test_arena_command_prints_the_table_and_writes_json(tmp_path, capsys):
