@@ -101,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent")
     t.add_argument("--games", type=int, default=96)
-    t.add_argument("--mcts", type=int, default=200, help="MCTS simulations per decision")
+    t.add_argument("--mcts", type=int, nargs="+", default=[200], help="MCTS budgets (simulations per decision)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--models", type=Path, default=Path("runs"), help="where <game>_maskppo.zip models are")
     t.add_argument("--only", nargs="+", choices=games, default=None, help="these games only")
@@ -222,7 +222,7 @@ def cmd_tables(args: argparse.Namespace) -> str:
     blocks = []
     for name in args.only or sorted(GAMES):
         spec = get_game(name)
-        agents = ["random", "greedy", f"mcts:{args.mcts}"]
+        agents = ["random", "greedy", *(f"mcts:{b}" for b in args.mcts)]
         model = args.models / f"{spec.name}_maskppo.zip"
         if model.is_file():
             agents.append(f"ppo:{model.as_posix()}")
@@ -236,7 +236,8 @@ def cmd_tables(args: argparse.Namespace) -> str:
         if args.json_dir:
             args.json_dir.mkdir(parents=True, exist_ok=True)
             arena.write_json(summary, run, args.json_dir / f"arena_{spec.name}.json")
-    command = (f"python -m gamecore tables --games {args.games} --mcts {args.mcts} --seed {args.seed}"
+    command = (f"python -m gamecore tables --games {args.games} --mcts {' '.join(map(str, args.mcts))} "
+               f"--seed {args.seed}"
                + (f" --only {' '.join(args.only)}" if args.only else "") + (f" --readme {args.readme}"
                                                                               if args.readme else ""))
     text = f"{BEGIN}\nProduced by `{command}`.\n\n" + "\n\n".join(blocks) + f"\n{END}"

@@ -74,3 +74,17 @@ def test_arena_command_prints_the_table_and_writes_json(tmp_path, capsys):
     assert len(data["results"]) == 4 and set(data["per_agent"]) == {"random", "greedy"}
     with pytest.raises(SystemExit):
         main(["arena", "callisto", "--agents", "nonsense", "--games", "2"])
+
+
+def test_tables_rewrites_the_readme_section_between_its_markers(tmp_path, capsys):
+    from gamecore.cli import BEGIN, END
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\nbefore\n\n{BEGIN}\nold tables\n{END}\n\nafter\n")
+    main(["tables", "--games", "2", "--mcts", "4", "--only", "callisto", "--models", str(tmp_path), "--threads", "1",
+          "--readme", str(readme)])
+    text = readme.read_text()
+    assert text.startswith("# Title\n\nbefore\n\n" + BEGIN) and text.endswith(END + "\n\nafter\n")
+    assert "old tables" not in text
+    assert "Produced by `python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto" in text
+    assert "| `mcts:4` |" in text and "no trained model at" in text
