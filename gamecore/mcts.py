@@ -2,11 +2,11 @@
 
 ``build(K)`` returns ``(batch_greedy, batch_mcts)`` for the rules module ``K``; like
 :mod:`gamecore.batch_kernels`, the functions close over the *module* only, so numba caches them
-across processes. Both take a batch of states (one search per row; :func:`greedy_actions` and :func:`mcts_actions`
-run blocks of rows on threads, the kernels releasing the GIL) and never
-touch the states they are given: every search works on copies, and each copy is first passed
-through ``K.resample(copy, seat, seed)``, so what the searching seat cannot see (hands, the order
-of face-down stacks, the generator) is redealt before any lookahead. By the kernel contract the
+across processes. Both take a batch of states (one search per row; :func:`greedy_actions` and
+:func:`mcts_actions` run blocks of rows on threads, the kernels releasing the GIL, so no parallel
+kernel is compiled) and never touch the states they are given: every search works on copies, and
+each copy is first passed through ``K.resample(copy, seat, seed)``, so what the searching seat
+cannot see (hands, the order of face-down stacks, the generator) is redealt before any lookahead. By the kernel contract the
 redeal depends only on what the seat can see and on the seed, so two states the seat cannot tell
 apart give the same search, decision for decision.
 

@@ -239,3 +239,20 @@ def test_a_search_agent_is_an_opponent_of_the_self_play_vec_env():
         masks = venv.action_masks()
         obs, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
     assert obs.shape[0] == 3 and venv.games.current_players.tolist() == venv._seats.tolist()
+
+
+def test_a_saved_maskable_ppo_model_plays_legal_decisions(tmp_path):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from gamecore.sb3 import SelfPlayVecEnv
+
+    venv = SelfPlayVecEnv("callisto", num_envs=2, seed=0)
+    sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu").save(tmp_path / "m")
+    agent = make_agent(f"ppo:{tmp_path / 'm'}", "callisto", seed=0)  # the .zip suffix is optional
+    assert agent.spec.endswith("m.zip") and not agent.needs_state
+    games = BatchedGames("callisto", 4, seed=2)
+    obs, masks = games.reset()
+    actions = agent(obs, masks.astype(bool))
+    assert masks[np.arange(4), actions].all()
+    other = BatchedGames("calcada", 2, seed=2)
+    with pytest.raises(ValueError, match="trained on observations of shape"):
+        agent(*other.reset())
