@@ -641,11 +641,23 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
 def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     """Reshuffle the unknown part of every face-down stack (all but its known bottom, which went
     under it in a display swap everybody saw) and reseed the generator. Everything else in
-    Calçada is public, so no seat knows more than another."""
+    Calçada is public, so no seat knows more than another. The unknown tiles are sorted by kind
+    before the shuffle, so the redeal depends only on which tiles are unknown, not on their order."""
     rng_seed(state, H_RNG, seed)
+    counts = np.zeros(NUM_KINDS, dtype=np.int64)
     for c in range(NUM_COLOURS):
         base = STACK + TILES_PER_COLOUR * c
-        rng_shuffle(state, H_RNG, state, base + state[STACK_KNOWN + c], base + state[STACK_N + c])
+        lo = base + state[STACK_KNOWN + c]
+        hi = base + state[STACK_N + c]
+        counts[:] = 0
+        for i in range(lo, hi):
+            counts[state[i]] += 1
+        i = lo
+        for kind in range(NUM_KINDS):
+            for _ in range(counts[kind]):
+                state[i] = kind
+                i += 1
+        rng_shuffle(state, H_RNG, state, lo, hi)
 
 
 @jit

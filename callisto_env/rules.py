@@ -428,9 +428,11 @@ def apply(state: np.ndarray, action: int) -> None:
 
 @jit
 def scores(state: np.ndarray, out: np.ndarray) -> None:
-    """Minus the penalty (minus the summed penalty in a match)."""
+    """Minus the penalty (minus the summed penalty in a match). While a game runs: minus the
+    penalty of the finished games and of the tiles not placed yet, as if it ended now."""
+    running = state[H_TERMINAL] == 0
     for p in range(state[H_NPLAYERS]):
-        out[p] = -float(state[MATCH_PEN + p])
+        out[p] = -float(state[MATCH_PEN + p] + (penalty(state, p) if running else 0))
 
 
 @jit

@@ -9,8 +9,9 @@ The learner is one seat per game (rotating over the seats from game to game) of 
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
 Training starts against the uniformly random opponent; every ``--opponent-update`` steps a frozen
 copy of the current policy joins a small pool of snapshots, and at the start of every rollout the
-opponent for that rollout is drawn: uniformly random with probability ``--random-prob``, else one of
-the snapshots (sampling its moves, masked to legal actions).
+opponent for that rollout is drawn: the ``greedy`` baseline agent with probability ``--greedy-prob``
+(0 by default), else uniformly random with probability ``--random-prob``, else one of the snapshots
+(sampling its moves, masked to legal actions).
 
 At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) and played greedily
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line
@@ -69,6 +70,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="chance that a rollout is played against the random opponent once snapshots exist",
     )
     p.add_argument("--pool-size", type=int, default=5, help="most recent snapshots kept as opponents")
+    p.add_argument(
+        "--greedy-prob",
+        type=float,
+        default=0.0,
+        help="chance that a rollout is played against the greedy agent (gamecore.agents) instead",
+    )
     p.add_argument("--n-steps", type=int, default=128, help="PPO rollout length per env")
     p.add_argument("--batch-size", type=int, default=256, help="PPO minibatch size")
     p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout")
@@ -104,6 +111,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--opponent-update must be >= 0")
     if not 0.0 <= args.random_prob <= 1.0:
         p.error("--random-prob must be in [0, 1]")
+    if not 0.0 <= args.greedy_prob <= 1.0:
+        p.error("--greedy-prob must be in [0, 1]")
     try:
         args.net_arch = [int(x) for x in args.net_arch.split(",") if x.strip()]
     except ValueError:
@@ -124,9 +133,11 @@ def policy_opponent(policy: Any, deterministic: bool = False) -> Policy:
     return act
 
 
-def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, pool_size: int, seed: int | None):
+def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, pool_size: int, seed: int | None,
+                           greedy_prob: float = 0.0):
     """SB3 callback: snapshot the policy every ``update_every`` steps into a pool, and pick the
-    opponent (random or a snapshot) at the start of every rollout."""
+    opponent (greedy with probability ``greedy_prob``, else random or a snapshot) at the start of
+    every rollout."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from gamecore.sb3 import random_opponent
@@ -140,6 +151,12 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
             self.last_snapshot = 0
             self.rollouts_vs_random = 0
             self.rollouts_vs_snapshot = 0
+            self.rollouts_vs_greedy = 0
+            self.greedy = None
+            if greedy_prob > 0:
+                from gamecore.agents import GreedyAgent
+
+                self.greedy = GreedyAgent(venv.games.game, seed=None if seed is None else seed + 2)
 
         def _snapshot(self) -> None:
             policy = self.model.policy
@@ -156,7 +173,10 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
         def _on_rollout_start(self) -> None:
             if update_every and self.num_timesteps - self.last_snapshot >= update_every:
                 self._snapshot()
-            if not self.pool or self.rng.random() < random_prob:
+            if self.greedy is not None and self.rng.random() < greedy_prob:
+                venv.set_opponent(self.greedy)
+                self.rollouts_vs_greedy += 1
+            elif not self.pool or self.rng.random() < random_prob:
                 venv.set_opponent(self.random)
                 self.rollouts_vs_random += 1
             else:
@@ -314,7 +334,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         f"{args.game}, {n} players: obs {venv.observation_space.shape}, {venv.action_space.n} actions; "
         f"training MaskablePPO for {args.timesteps} steps on {args.envs} envs"
     )
-    selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed)
+    selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed,
+                                      args.greedy_prob)
     callbacks = [selfplay]
     if not args.no_progress:
         callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
@@ -324,6 +345,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     print(
         f"trained {model.num_timesteps} steps in {train_s:.0f} s ({model.num_timesteps / train_s:.0f} steps/s); "
         f"rollouts vs random {selfplay.rollouts_vs_random}, vs snapshots {selfplay.rollouts_vs_snapshot}"
+        + (f", vs greedy {selfplay.rollouts_vs_greedy}" if args.greedy_prob else "")
     )
 
     out = Path(args.out)

@@ -192,17 +192,27 @@ class BatchedGames:
     def dones(self) -> np.ndarray:
         return self._dones.astype(bool)
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def reset(self, seed: int | None = None, streams: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game afresh; returns ``(observations, masks)``. Game ``i`` plays stream
-        ``seed + i`` (the constructor's seed when omitted, fresh entropy when both are None)."""
-        if seed is None:
-            seed = self._seed
-        if seed is not None:
-            check_seed(seed, span=self.num_envs)
-            base = int(seed)
+        ``seed + i`` (the constructor's seed when omitted, fresh entropy when both are None), or
+        ``streams[i]`` when given: games given the same stream play the same games (the arena
+        seats agents differently at the same deals)."""
+        if streams is not None:
+            given = np.asarray(streams)
+            if given.shape != (self.num_envs,) or given.dtype.kind not in "iu":
+                raise ValueError(f"streams must be {self.num_envs} integers, got {given.dtype} {given.shape}")
+            for s in {int(x) for x in given.tolist()}:
+                check_seed(s)
+            self.streams[:] = given
         else:
-            base = python_seed_to_int(None) % (MAX_SEED - self.num_envs)
-        self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
+            if seed is None:
+                seed = self._seed
+            if seed is not None:
+                check_seed(seed, span=self.num_envs)
+                base = int(seed)
+            else:
+                base = python_seed_to_int(None) % (MAX_SEED - self.num_envs)
+            self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
         self.episodes[:] = 0
         self.threads.run(
             self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self._obs,

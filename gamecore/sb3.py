@@ -3,7 +3,8 @@
 In each game one seat is the learner (rotating over the seats from game to game); every decision of
 the other seats is taken inside ``step`` by the ``opponent`` (uniform random over legal actions by
 default, or any callable ``(obs, masks) -> actions``, e.g. a frozen copy of the learner for
-self-play), so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
+self-play, or an agent of :mod:`gamecore.agents` such as ``greedy``, which also reads the states),
+so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
 
 ``illegal`` means what it means for the AEC env: ``"raise"`` (default) raises on a masked-out
 action and changes nothing; ``"lose"`` ends that game at once with -1 for the mover (learner or
@@ -110,7 +111,11 @@ class SelfPlayVecEnv(VecEnv):
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)
             idx = np.flatnonzero(waiting)
-            actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
+            if getattr(self.opponent, "needs_state", False):  # a search agent (gamecore.agents)
+                actions[idx] = self.opponent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
+                                                 g.current_players[idx])
+            else:
+                actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
             lost += self._apply(actions, waiting, rewards, dones, terminal_obs, forfeits)
             if (lost > g.num_players).any():  # every seat has started a game and it still forfeits
                 raise RuntimeError(

@@ -385,6 +385,35 @@ def test_resample_keeps_what_the_seat_sees_and_play_continues_legally(name, n):
 
 
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_resample_depends_only_on_what_the_seat_sees(name, n):
+    """Two states a seat cannot tell apart (one a redeal of the other) resample to the same state
+    under the same seed: a search that resamples first is never steered by hidden cards."""
+    mod = game_module(name)
+    K = mod.GAME.kernels
+    env = mod.raw_env(num_players=n)
+    env.reset(seed=33)
+    rng = np.random.default_rng(33)
+    differed = 0
+    for round_ in range(4):
+        play_random(env, rng, max_steps=12)
+        if env.state_array[H_TERMINAL]:
+            env.reset()
+            continue
+        state = env.get_state()
+        for p in range(n):
+            twin = state.copy()
+            K.resample(twin, p, 555 + round_)
+            twin[H_RNG] = state[H_RNG]
+            differed += not np.array_equal(twin, state)
+            a, b = state.copy(), twin.copy()
+            K.resample(a, p, 99 + p)
+            K.resample(b, p, 99 + p)
+            assert np.array_equal(a, b), f"seat {p}: the redeal depends on the hidden cards it replaces"
+    if mod.GAME.hidden_information:
+        assert differed > 0, "the twins never differed in hidden information"
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
 def test_the_generator_state_is_in_no_view(name, n):
     mod = game_module(name)
     env = mod.raw_env(num_players=n)
