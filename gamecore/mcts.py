@@ -6,9 +6,9 @@ across processes. Both take a batch of states (one search per row; :func:`greedy
 :func:`mcts_actions` run blocks of rows on threads, the kernels releasing the GIL, so no parallel
 kernel is compiled) and never touch the states they are given: every search works on copies, and
 each copy is first passed through ``K.resample(copy, seat, seed)``, so what the searching seat
-cannot see (hands, the order of face-down stacks, the generator) is redealt before any lookahead. By the kernel contract the
-redeal depends only on what the seat can see and on the seed, so two states the seat cannot tell
-apart give the same search, decision for decision.
+cannot see (hands, the order of face-down stacks, the generator) is redealt before any lookahead.
+By the kernel contract the redeal depends only on what the seat can see and on the seed, so two
+states the seat cannot tell apart give the same search, decision for decision.
 
 Position value (both searches, from seat ``me``'s side)
 -------------------------------------------------------
