@@ -145,6 +145,20 @@ def _text_w(draw, text: str, font) -> int:
     return box[2] - box[0]
 
 
+def _fit(draw, text: str, font, width: int) -> str:
+    """``text``, cut with an ellipsis where it would be wider than ``width`` pixels."""
+    if _text_w(draw, text, font) <= width:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _text_w(draw, text[:mid] + "...", font) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "..."
+
+
 def _disc(draw, x: int, y: int, rad: int, d: int) -> None:
     if d >= L.WHITE_BASE:
         draw.ellipse([x - rad, y - rad, x + rad, y + rad], fill=WHITE_DISC, outline=R.SEAT_RGB[d - L.WHITE_BASE],
@@ -170,7 +184,8 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
     """The city grid with its action tiles and the disc stacks on the streets, the council seats
     with their tiles and holders, the churches' and the cities' slots filled in the seats' colours
     (trade houses beside their city), every player's mat (warehouses, workshops, ships, public hand
-    count) and whose decision it is. Sizes follow the text, so nothing is clipped."""
+    count) and whose decision it is. The size depends only on the player count; text longer than
+    its column is cut with an ellipsis rather than clipped."""
     n = int(state[H_NPLAYERS])
     fs = max(8, int(round(14 * scale)))
     font = _font(fs)
@@ -185,17 +200,21 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
     grid_w = 3 * cell_w + 2 * street
     grid_h = 3 * cell_h + 2 * street
     player_text = []
-    for p in range(n):
-        player_text += player_lines(state, p, viewer)
+    for p in range(n):  # two lines per seat always, so the picture's size never depends on the state
+        lines = player_lines(state, p, viewer)[:2]
+        player_text += lines + [""] * (2 - len(lines))
     extra_text = [cards_line(state)]
     label_w = max(_text_w(probe, f"{name} ", small) for name in (*L.BUILDING_NAMES, *L.CITY_NAMES, "marble ", "art "))
     slots_w = label_w + _text_w(probe, "marble ", small) + L.CITY_SLOTS * (sq + 2) + 4 * (sq + 4) + pad
     seat_w = max(_text_w(probe, f"{k + 1} {t}", small) for k, t in enumerate(L.TILE_NAMES)) + pad
     council_w = L.COUNCIL_ROW * seat_w
     left_w = max(grid_w, council_w)
-    right_w = max(slots_w, *(_text_w(probe, line, small) for line in player_text + extra_text))
+    # widths from the widest lines the game can produce, longer text is cut to fit
+    widest = (f">player_0: 199 VP, 15 seats | warehouses W4 B4 M4 | workshops [4,4,4] | ships 3 | houses "
+              f"{' '.join(L.CITY_NAMES[L.FIRST_TRADE:])} | cubes 40 | discs 12+3w | hand 45 cards")
+    right_w = max(slots_w, _text_w(probe, widest, small))
     title = status(state)
-    width = max(3 * pad + left_w + right_w, _text_w(probe, title, font) + 2 * pad)
+    width = 3 * pad + left_w + right_w
     rows = (L.NUM_SEATS + L.COUNCIL_ROW - 1) // L.COUNCIL_ROW
     left_h = lh + grid_h + pad + lh + rows * 2 * lh + lh
     building_rows = L.NUM_CHURCHES * (1 + L.NUM_RES + 1) + 1 + L.NUM_CITIES + 2
@@ -204,7 +223,8 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
     img, draw = R.canvas(width, height)
     y0 = pad
     cur = None if state[H_TERMINAL] else int(state[H_CURRENT])
-    draw.text((pad, y0), title, fill=R.SEAT_RGB[cur] if cur is not None else R.INK, font=font)
+    draw.text((pad, y0), _fit(probe, title, font, width - 2 * pad), fill=R.SEAT_RGB[cur] if cur is not None else R.INK,
+              font=font)
     y0 += lh + lh // 2
     # city grid: cells and the disc stacks on the streets between them
     gx, gy = pad, y0
@@ -300,6 +320,6 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
             colour = R.shade(R.SEAT_RGB[p], 0.8)
             if cur == p:
                 draw.rectangle([x0 - 4, y - 1, x0 + right_w + 2, y + lh - 2], outline=R.SEAT_RGB[p], width=2)
-        draw.text((x0, y), line, fill=colour, font=small)
+        draw.text((x0, y), _fit(probe, line, small, right_w), fill=colour, font=small)
         y += lh
     return R.to_array(img)

@@ -1835,9 +1835,10 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     """Redeal what ``player`` cannot see, uniformly among the deals that agree with its view: the
     other seats' scoring cards with the card put back unseen; the deck with the other seats' hand
     cards that are not publicly known (each hand keeps its size and its known cards). If the
-    placing player (another seat) still owes an action its hand makes possible, only deals that
-    keep it possible are taken (rejection sampling; after 200 misses the hands stay as they were
-    and only the deck order is redealt). Then the generator is reseeded."""
+    placing player (another seat) still owes an action, its placement says its hand makes one
+    possible, so only such deals are taken (rejection sampling; after 200 misses the first such
+    hand in a fixed order). The redeal depends only on what ``player`` sees and on the seed. Then
+    the generator is reseeded."""
     rng_seed(state, H_RNG, seed)
     n = state[H_NPLAYERS]
     # scoring cards
@@ -1853,6 +1854,7 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     if state[OUT_CARD] > 0:
         pool[m] = state[OUT_CARD]
         m += 1
+    pool[:m] = np.sort(pool[:m])  # canonical: the state's order is hidden from the seat
     rng_shuffle(state, H_RNG, pool, np.int64(0), m)
     m = 0
     for p in range(n):
@@ -1880,46 +1882,115 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
             for _ in range(state[HAND + NUM_TYPES * p + t] - state[KNOWN + NUM_TYPES * p + t]):
                 cards[m] = t
                 m += 1
+    # the pool's order is the state's, which the seat may not know: sort it so that the redeal
+    # depends only on what the seat sees and on the seed
+    cards[:m] = np.sort(cards[:m])
     holder = _duty_holder(state)
-    constrained = holder >= 0 and holder != player and _duty_met(state, holder)
-    for attempt in range(201):
+    # the placing player (another seat) has an open duty: its placement tells the seat that its hand
+    # let it carry out one of the street's actions, so only such hands are dealt to it
+    constrained = holder >= 0 and holder != player
+    for _attempt in range(200):
         rng_shuffle(state, H_RNG, cards, np.int64(0), m)
-        k = 0
-        for p in range(n):
-            if p == player:
-                continue
-            unknown = 0
-            for t in range(NUM_TYPES):
-                unknown += orig[NUM_TYPES * p + t] - state[KNOWN + NUM_TYPES * p + t]
-                state[HAND + NUM_TYPES * p + t] = state[KNOWN + NUM_TYPES * p + t]
-            if attempt == 200:  # give up: the hands as they were
-                for t in range(NUM_TYPES):
-                    state[HAND + NUM_TYPES * p + t] = orig[NUM_TYPES * p + t]
-                continue
-            for _ in range(unknown):
-                state[HAND + NUM_TYPES * p + cards[k]] += 1
-                k += 1
-        if attempt == 200:
-            # the deck is what is left once the original hands are taken out of the pool
-            left = np.zeros(NUM_TYPES, dtype=np.int64)
-            for i in range(m):
-                left[cards[i]] += 1
-            for p in range(n):
-                if p == player:
-                    continue
-                for t in range(NUM_TYPES):
-                    left[t] -= orig[NUM_TYPES * p + t] - state[KNOWN + NUM_TYPES * p + t]
-            d = 0
-            for t in range(NUM_TYPES):
-                for _ in range(left[t]):
-                    state[DECK + d] = t
-                    d += 1
-            rng_shuffle(state, H_RNG, state, np.int64(DECK), DECK + d)
-            return
-        for i in range(state[DECK_N]):
-            state[DECK + i] = cards[k + i]
+        _deal(state, player, cards, m, orig)
         if not constrained or _duty_met(state, holder):
             return
+    # such hands are rare here: the first one in a fixed order of the holder's possible hands,
+    # the rest shuffled (still a function of the seat's view and the seed only)
+    if _deal_first_duty_hand(state, player, holder, cards, m, orig):
+        return
+    rng_shuffle(state, H_RNG, cards, np.int64(0), m)  # no hand can do it: any deal
+    _deal(state, player, cards, m, orig)
+
+
+@jit
+def _unknown_count(state: np.ndarray, orig: np.ndarray, p: int) -> int:
+    u = 0
+    for t in range(NUM_TYPES):
+        u += orig[NUM_TYPES * p + t] - state[KNOWN + NUM_TYPES * p + t]
+    return u
+
+
+@jit
+def _deal(state: np.ndarray, player: int, cards: np.ndarray, m: int, orig: np.ndarray) -> None:
+    """Give every other seat its known cards plus as many cards from the front of ``cards`` as it
+    held unknown ones (``orig``: the hands before the redeal); the rest of ``cards`` is the deck."""
+    k = 0
+    for p in range(state[H_NPLAYERS]):
+        if p == player:
+            continue
+        unknown = _unknown_count(state, orig, p)
+        for t in range(NUM_TYPES):
+            state[HAND + NUM_TYPES * p + t] = state[KNOWN + NUM_TYPES * p + t]
+        for _ in range(unknown):
+            state[HAND + NUM_TYPES * p + cards[k]] += 1
+            k += 1
+    for i in range(state[DECK_N]):
+        state[DECK + i] = cards[k + i]
+
+
+@jit
+def _deal_first_duty_hand(state: np.ndarray, player: int, holder: int, cards: np.ndarray, m: int,
+                          orig: np.ndarray) -> bool:
+    """Deal the duty holder the first of its possible hands (its known cards plus a multiset of the
+    pool, in a fixed order) that lets it carry out an action, the rest of the pool shuffled to the
+    others and the deck; False (nothing changed that matters) if no hand can."""
+    avail = np.zeros(NUM_TYPES, dtype=np.int64)
+    for i in range(m):
+        avail[cards[i]] += 1
+    u = _unknown_count(state, orig, holder)
+    take = np.zeros(NUM_TYPES, dtype=np.int64)
+    # odometer over the multisets of size u drawn from avail, first type fullest first
+    left = u
+    for t in range(NUM_TYPES):
+        take[t] = min(avail[t], left)
+        left -= take[t]
+    if left > 0:
+        return False
+    while True:
+        for t in range(NUM_TYPES):
+            state[HAND + NUM_TYPES * holder + t] = state[KNOWN + NUM_TYPES * holder + t] + take[t]
+        if _duty_met(state, holder):
+            rest = np.empty(m, dtype=np.int64)
+            r = 0
+            spare = avail - take
+            for t in range(NUM_TYPES):
+                for _ in range(spare[t]):
+                    rest[r] = t
+                    r += 1
+            rng_shuffle(state, H_RNG, rest, np.int64(0), r)
+            k = 0
+            for p in range(state[H_NPLAYERS]):
+                if p == player or p == holder:
+                    continue
+                for t in range(NUM_TYPES):
+                    state[HAND + NUM_TYPES * p + t] = state[KNOWN + NUM_TYPES * p + t]
+                for _ in range(_unknown_count(state, orig, p)):
+                    state[HAND + NUM_TYPES * p + rest[k]] += 1
+                    k += 1
+            for i in range(state[DECK_N]):
+                state[DECK + i] = rest[k + i]
+            return True
+        # next multiset: move one card from the last type that can give one to a later type
+        moved = False
+        carry = 0
+        for t in range(NUM_TYPES - 1, -1, -1):
+            if take[t] > 0 and t < NUM_TYPES - 1:
+                # can these cards (plus what was carried) be placed in the types after t?
+                room = 0
+                for q in range(t + 1, NUM_TYPES):
+                    room += avail[q]
+                if room >= carry + 1:
+                    take[t] -= 1
+                    left = carry + 1
+                    for q in range(t + 1, NUM_TYPES):
+                        take[q] = min(avail[q], left)
+                        left -= take[q]
+                    moved = True
+                    break
+            carry += take[t]
+            take[t] = 0
+        if not moved:
+            return False
 
 
 # =================================================================================================

@@ -116,6 +116,10 @@ def test_shell_commands_are_valid(heading, argv):
         assert extras, spec
         for extra in (extras.group(1) or "").split(","):
             assert not extra or extra in EXTRAS, f"no extra {extra!r} in pyproject.toml"
+    elif argv[:3] == ["python", "-m", "gamecore"]:
+        from gamecore.cli import _parser
+
+        _parser().parse_args(argv[3:])  # SystemExit here: the README shows arguments the CLI refuses
     elif argv[:2] == ["python", "-m"]:
         assert argv[2:] == ["pytest", "-q"]
         assert "python -m pytest -q" in (ROOT / ".ci" / "run").read_text(), ".ci/run runs the README's test command"
