@@ -37,9 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-GAME_MODULES = {"callisto": "callisto_env", "calcada": "calcada_env", "cultivo": "cultivo_env"}
+from gamecore.games import GAMES  # noqa: E402
+
+GAME_MODULES = dict(GAMES)
 WARM_FIRST_STEP_TARGET_S = 2.0
 PER_CORE_TARGET = 10.0
+THREAD_SCALING_TARGET = 1.7  # all threads vs 1 on quiet cores, N = 1024
+AEC_TARGET = 2.0  # our AEC steps/s vs PettingZoo connect four's
 
 
 def log(msg: str) -> None:
@@ -120,7 +124,7 @@ def probe_game(name: str) -> tuple[bool, str]:
 
         build(mod.GAME.kernels)
     except Exception as exc:  # noqa: BLE001
-        return False, f"{mod_name}: batched kernels not built ({type(exc).__name__}: {exc})"
+        return False, f"{mod_name}: batched kernels cannot be built ({type(exc).__name__}: {exc})"
     return True, ""
 
 
@@ -219,6 +223,28 @@ def aec_row(make_env, seconds: float, warmup: float, windows: int) -> Row:
     return w.row(notes, None, {"total_steps": r["total"], "games": r["games"], "total_steps_per_s": total_rate})
 
 
+def floor_row(seconds: float, warmup: float, windows: int) -> Row:
+    """The AEC loop on a game with no rules (benchmarks/noop_game.py): what the wrappers and the
+    Python around the kernels cost per step."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import noop_game
+
+    return aec_row(noop_game.env, seconds, warmup, windows)
+
+
+class Busy:
+    """A competing process spinning on one core while a row runs (``with Busy():``)."""
+
+    def __enter__(self) -> Busy:
+        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.3)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
 # --------------------------------------------------------------------------------------------
 # Batched path
 # --------------------------------------------------------------------------------------------
@@ -262,8 +288,7 @@ def batched_step_row(
 ) -> Row:
     from gamecore.batched import BatchedGames
 
-    set_threads(threads)
-    b = BatchedGames(game, num_envs, seed=0, num_players=players)
+    b = BatchedGames(game, num_envs, seed=0, num_players=players, num_threads=threads)
     _obs, masks = b.reset()
     pick = VectorRandomLegal(num_envs, b.num_actions, seed=0)
     perf = time.perf_counter
@@ -295,7 +320,9 @@ def batched_step_row(
         f"N={num_envs}, incl. numpy action pick; step() alone {excl:,.0f}/s "
         f"({1e6 / excl:.2f} µs); pick {sel_us:.2f} µs/decision; {finished} games done"
     )
-    if threads > 1:
+    if threads == "auto":
+        notes += f"; auto chose {b.num_threads} thread(s) at the end"
+    elif threads > 1:
         notes += f"; per thread {steps / secs / threads:,.0f}/s"
     return w.row(
         notes,
@@ -315,9 +342,8 @@ def rollout_row(
 ) -> Row:
     from gamecore.batched import BatchedGames
 
-    set_threads(threads)
     BatchedGames(game, 2, seed=0, num_players=players).random_rollout(1, seed=999)  # compile/load
-    b = BatchedGames(game, num_envs, seed=0, num_players=players)
+    b = BatchedGames(game, num_envs, seed=0, num_players=players, num_threads=threads)
     perf = time.perf_counter
     w = Windows(seconds, windows)
     calls = 0
@@ -665,9 +691,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--seconds", type=float, default=None, help="timed window per throughput row (default 3, or 1 with --quick)"
     )
-    p.add_argument("--games", default=",".join(GAME_MODULES),
-                   help=f"comma list of our games (default: {','.join(GAME_MODULES)})")
-    p.add_argument("--players", default="2", help="comma list of player counts (default: 2)")
+    p.add_argument("--games", default=",".join(GAME_MODULES), help="comma list of our games (default: all)")
+    p.add_argument("--players", default="all",
+                   help="comma list of player counts, or 'all': every count each game supports (default)")
+    p.add_argument("--no-busy", action="store_true", help="skip the rows measured beside a competing busy process")
     p.add_argument("--num-envs", type=int, default=1024, help="batch size of the batched rows")
     p.add_argument(
         "--windows",
@@ -704,7 +731,12 @@ def main(argv: list[str] | None = None) -> int:
     import numba
 
     games = [g.strip().lower() for g in args.games.split(",") if g.strip()]
-    player_counts = [int(x) for x in args.players.split(",") if x.strip()]
+    if args.players == "all":
+        counts_of = {g: list(importlib.import_module(GAME_MODULES[g]).GAME.player_counts) if g in GAME_MODULES
+                     else [2] for g in games}
+    else:
+        fixed = [int(x) for x in args.players.split(",") if x.strip()]
+        counts_of = {g: fixed for g in games}
     all_threads = int(numba.config.NUMBA_NUM_THREADS)
     thread_counts = [all_threads, 1] if all_threads > 1 else [1]
     seconds, warmup, nwin = args.seconds, args.warmup, args.windows
@@ -742,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
     # ---- our games ----
     for g in games:
         ok, why = available[g]
-        for p in player_counts:
+        for p in counts_of[g]:
             if not ok:
                 rows.append(skipped_row("aec / batched / rollout", g, p, why, key=f"{g}:{p}:aec"))
                 continue
@@ -776,7 +808,16 @@ def main(argv: list[str] | None = None) -> int:
                         f"{g}:{p}:rollout:{t}",
                     )
                 )
+            if all_threads > 1 and not args.no_busy and p == counts_of[g][0]:
+                for t in (1, all_threads, "auto"):
+                    def busy_row(g=g, p=p, t=t):
+                        with Busy():
+                            return batched_step_row(g, p, args.num_envs, t, seconds, warmup, nwin)
+
+                    rows.append(run_row(busy_row, f"batched step [{t} thr, busy]", g, p, f"{g}:{p}:batched_busy:{t}"))
             set_threads(all_threads)
+
+    rows.append(run_row(lambda: floor_row(seconds, warmup, nwin), "aec floor (no-op game)", "noop", 2, "floor"))
 
     # ---- peers ----
     if not args.no_peers:
@@ -844,7 +885,7 @@ def main(argv: list[str] | None = None) -> int:
         log("time to first step (subprocesses)" + ("" if args.cold_first_step else ", warm only"))
         for g in games:
             ok, why = available[g]
-            for p in player_counts:
+            for p in counts_of[g][:1]:
                 if ok:
                     first_steps.extend(first_step_rows(g, p, args.cold_first_step, args.first_step_repeats))
                 else:
@@ -857,7 +898,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_memory:
         for g in games:
             ok, why = available[g]
-            p = player_counts[0]
+            p = counts_of[g][-1]
             if not ok:
                 memory.append({"game": g, "players": p, "error": f"skipped: {why}"})
                 continue
@@ -870,7 +911,7 @@ def main(argv: list[str] | None = None) -> int:
             memory.append(m)
 
     meta["loadavg_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
-    report, targets = render(rows, first_steps, memory, meta, games, player_counts, all_threads)
+    report, targets = render(rows, first_steps, memory, meta, games, counts_of, all_threads)
     print(report)
     if args.json:
         out = {
@@ -885,7 +926,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def render(rows, first_steps, memory, meta, games, player_counts, all_threads):
+def render(rows, first_steps, memory, meta, games, counts_of, all_threads):
     out: list[str] = []
     la0, la1 = meta.get("loadavg_start"), meta.get("loadavg_end")
     out.append(
@@ -964,62 +1005,82 @@ def render(rows, first_steps, memory, meta, games, player_counts, all_threads):
     out.append("")
     out.append("## Targets")
     out.append("")
-    p0 = player_counts[0]
     c4 = find(rows, "pz:connect_four")
+    floor = find(rows, "floor")
     os_chess = find(rows, "os:chess:obs")
     for g in games:
-        aec = find(rows, f"{g}:{p0}:aec")
-        if aec and c4:
-            ratio = aec.us_per_step / c4.us_per_step
-            targets[f"{g}:aec_vs_pz_connect_four"] = ratio
-            faster = "slower" if ratio > 1 else "faster"
-            out.append(
-                f"1. AEC {g} ({p0}p) {aec.us_per_step:.1f} µs/step vs PettingZoo connect_four_v3 "
-                f"{c4.us_per_step:.1f} µs/step: ratio {ratio:.2f} "
-                f"({g} step is {max(ratio, 1 / ratio):.2f}x {faster}; info, no threshold)"
-            )
-        else:
-            out.append(f"1. AEC {g} vs PettingZoo connect_four_v3: n/a (a row is missing)")
+        for p in counts_of[g]:
+            aec = find(rows, f"{g}:{p}:aec")
+            if not (aec and c4 and aec.rate):
+                out.append(f"1. AEC {g} {p}p vs PettingZoo connect_four_v3: n/a (a row is missing)")
+                continue
+            ratio = aec.rate / c4.rate
+            targets[f"{g}:{p}:aec_vs_pz_connect_four"] = ratio
+            line = (f"1. AEC {g} {p}p {aec.us_per_step:.1f} µs/step vs connect_four_v3 {c4.us_per_step:.1f} "
+                    f"µs/step: {ratio:.2f}x its steps/s, target >= {AEC_TARGET:g}x: "
+                    f"{'PASS' if ratio >= AEC_TARGET else 'FAIL'}")
+            if floor and floor.rate:
+                targets[f"{g}:{p}:aec_over_floor_us"] = aec.us_per_step - floor.us_per_step
+                line += (f" (wrapper floor {floor.us_per_step:.1f} µs/step; the rules and observation add "
+                         f"{aec.us_per_step - floor.us_per_step:.1f} µs)")
+            out.append(line)
     for g in games:
-        b1 = find(rows, f"{g}:{p0}:batched:1")
-        if b1 and os_chess:
+        for p in counts_of[g]:
+            b1 = find(rows, f"{g}:{p}:batched:1")
+            if not (b1 and os_chess and b1.rate):
+                out.append(f"2. Batched {g} {p}p 1 thread vs OpenSpiel chess with observations: n/a")
+                continue
             ratio = b1.rate / os_chess.rate
-            targets[f"{g}:batched1_vs_openspiel_chess_obs"] = ratio
-            verdict = "PASS" if ratio >= PER_CORE_TARGET else "FAIL"
+            targets[f"{g}:{p}:batched1_vs_openspiel_chess_obs"] = ratio
             line = (
-                f"2. Batched {g} ({p0}p) 1 thread, step() with observations + masks incl. action "
-                f"pick: {b1.rate:,.0f}/s vs OpenSpiel chess with observations {os_chess.rate:,.0f}/s "
-                f"(1 core): {ratio:.2f}x, target >= {PER_CORE_TARGET:g}x: {verdict}"
+                f"2. Batched {g} {p}p, 1 thread, step() with observations + masks incl. action pick: "
+                f"{b1.rate:,.0f}/s vs OpenSpiel chess with observations {os_chess.rate:,.0f}/s: {ratio:.2f}x, "
+                f"target >= {PER_CORE_TARGET:g}x: {'PASS' if ratio >= PER_CORE_TARGET else 'FAIL'}"
             )
             extra = []
             so = b1.extra.get("step_only_per_s")
             if so:
                 extra.append(f"step() alone {so / os_chess.rate:.2f}x")
-                targets[f"{g}:batched1_step_only_vs_openspiel_chess_obs"] = so / os_chess.rate
-            r1 = find(rows, f"{g}:{p0}:rollout:1")
-            if r1:
+                targets[f"{g}:{p}:batched1_step_only_vs_openspiel_chess_obs"] = so / os_chess.rate
+            r1 = find(rows, f"{g}:{p}:rollout:1")
+            if r1 and r1.rate:
                 extra.append(f"random_rollout (no obs) {r1.rate / os_chess.rate:.2f}x")
-                targets[f"{g}:rollout1_vs_openspiel_chess_obs"] = r1.rate / os_chess.rate
+                targets[f"{g}:{p}:rollout1_vs_openspiel_chess_obs"] = r1.rate / os_chess.rate
             if extra:
                 line += f" [{'; '.join(extra)}]"
             out.append(line)
-        else:
-            out.append(f"2. Batched {g} 1 thread vs OpenSpiel chess with observations: n/a (a row is missing)")
+    for g in games:
+        p = counts_of[g][0]
+        b1, bn = find(rows, f"{g}:{p}:batched:1"), find(rows, f"{g}:{p}:batched:{all_threads}")
+        if all_threads > 1 and b1 and bn and b1.rate and bn.rate:
+            ratio = bn.rate / b1.rate
+            targets[f"{g}:{p}:thread_scaling"] = ratio
+            line = (f"3. Threads {g} {p}p: {all_threads} threads {bn.rate:,.0f}/s vs 1 thread {b1.rate:,.0f}/s: "
+                    f"{ratio:.2f}x, target >= {THREAD_SCALING_TARGET:g}x on quiet cores: "
+                    f"{'PASS' if ratio >= THREAD_SCALING_TARGET else 'FAIL'}")
+            busy = {t: find(rows, f"{g}:{p}:batched_busy:{t}") for t in (1, all_threads, "auto")}
+            if all(r and r.rate for r in busy.values()):
+                auto_vs_1 = busy["auto"].rate / busy[1].rate
+                targets[f"{g}:{p}:busy_auto_vs_1"] = auto_vs_1
+                line += (f"; beside a busy process: 1 thread {busy[1].rate:,.0f}/s, {all_threads} threads "
+                         f"{busy[all_threads].rate:,.0f}/s, auto {busy['auto'].rate:,.0f}/s "
+                         f"({auto_vs_1:.2f}x one thread; the default must not be slower)")
+            out.append(line)
     for g in games:
         got = [
             e
             for e in first_steps
-            if e["game"] == g and e.get("players") == p0 and e.get("kind") in ("aec", "batched") and "warm" in e
+            if e["game"] == g and e.get("kind") in ("aec", "batched") and "warm" in e
         ]
         if not got:
-            out.append(f"3. Warm first step {g}: n/a (not measured or skipped)")
+            out.append(f"4. Warm first step {g}: n/a (not measured or skipped)")
             continue
         for e in got:
             w = e["warm"]["wall_s"]
             ok = w <= WARM_FIRST_STEP_TARGET_S
             targets[f"{g}:warm_first_step:{e['kind']}"] = w
             out.append(
-                f"3. Warm first step {g} {e['kind']} ({e['what']}): {w:.2f} s wall "
+                f"4. Warm first step {g} {e['kind']} ({e['what']}): {w:.2f} s wall "
                 f"(target <= {WARM_FIRST_STEP_TARGET_S:g} s): {'PASS' if ok else 'FAIL'}"
             )
     return "\n".join(out), targets

@@ -5,7 +5,7 @@ Konstantinos Karagiannis and Vangelis Bagiartakis' tile-laying game (Piatnik 202
 declare a cobblestone on the carousel (its colour and how many stones share its space), take a tile
 of that colour and lay it on the square of your 5x5 Calçada board showing that number; complete
 one-colour districts for points, connect motifs for more at the end. Rules as implemented:
-`shared/rules/calcada.md`.
+`docs/rules/calcada.md`.
 
 | Import             | `from calcada_env import env` (or `pettingzoo.make("aec", "calcada-v0")`)  |
 |--------------------|------------------------------------------------------------------------|
@@ -14,11 +14,13 @@ one-colour districts for points, connect motifs for more at the end. Rules as im
 | Manual control     | No                                                                     |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                  |
 | Action shape       | Discrete(170)                                                          |
-| Observation shape  | (277n + 195 + 2n,) int8: 753 (2p), 1032 (3p), 1311 (4p)                |
+| Observation shape  | (279n + 195,) int8: 753 (2p), 1032 (3p), 1311 (4p)                     |
 | Observation values | [0, 127]                                                               |
 
 ## Options
-`env(num_players=2, start_player=0, board_side="A", reward_mode="rank", render_mode=None)`.
+`env(num_players=2, start_player=0, board_side="A", reward_mode="rank", render_mode=None,
+viewer="public", illegal="lose")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+for `viewer` and `illegal`).
 `board_side` is `"A"` (8 districts) or `"B"` (9 districts); all players use the same side.
 
 ## Observation
@@ -27,26 +29,9 @@ is not deciding). Seat blocks are seat-relative: block `rel` shows seat `(me + r
 observer's own board always comes first and one policy can play every seat. Values are clipped to
 127. Face-down stacks appear by size only, never by order.
 
-| Offset                     | Size  | Meaning                                                          |
-|----------------------------|-------|------------------------------------------------------------------|
-| `277 rel + 11 sq + c`      | 5     | 1 if square `sq` of seat `rel` holds a tile of colour c          |
-| `277 rel + 11 sq + 5 + k`  | 6     | 1 if it holds kind k (tram, plaza, kiosk, cafe, bench, bonus)    |
-| `277 rel + 275`            | 1     | bonus tiles held by seat `rel`                                   |
-| `277 rel + 276`            | 1     | points scored so far by seat `rel`                               |
-| `P = 277 n`                | 25    | printed number of each square (1..5)                             |
-| `P + 25`                   | 25    | district id of each square (0 = A, ...)                          |
-| `P + 50 + 5 s + c`         | 30    | cobblestones of colour c on carousel space s                     |
-| `P + 80 + 6 (3 c + j) + k` | 90    | 1 if display slot j of colour c shows kind k                     |
-| `P + 170 + c`              | 5     | tiles left in colour c's stack                                   |
-| `P + 175 + c`              | 5     | scoreboard row of colour c (rows = it has left the scoreboard)   |
-| `P + 180 + c`              | 5     | current multiplier of colour c (0 once it has left)              |
-| `P + 185 + phase`          | 2     | one-hot turn phase: 0 before the declare, 1 after it             |
-| `P + 187`                  | 1     | declared number (0 before the declare)                           |
-| `P + 188 + c`              | 5     | one-hot declared colour (after the declare)                      |
-| `P + 193`                  | 1     | 1 once the game end has been triggered (last round)              |
-| `P + 194`                  | 1     | 1 if someone placed a tile this round                            |
-| `P + 195 + rel`            | n     | one-hot: seat deciding now (relative)                            |
-| `P + 195 + n + rel`        | n     | one-hot: start seat (relative; a round ends before it)           |
+Offsets of each block for each player count (generated from `calcada_env.layout.OBS`):
+
+{OBS_TABLE}
 
 ## Actions
 A turn is several decisions by the same seat: any number of bonus moves, then a declare; then
@@ -74,7 +59,7 @@ any number of display swaps, then a placement, which ends the turn.
 Spaces and slots are 1-based in strings. `env.unwrapped.action_to_string(a)` /
 `string_to_action(text)` convert, `legal_action_strings()` lists the legal ones.
 
-Rulings on open cases (`shared/rules/calcada.md` plus these choices): a cobblestone can be
+Rulings on open cases (`docs/rules/calcada.md` plus these choices): a cobblestone can be
 declared only if its colour is on the scoreboard, its display is not empty and a legal square
 exists; if none can, the declare actions are replaced by the move-only actions. A display swap is
 legal only for a colour still on the scoreboard whose stack is not empty. A display is refilled
@@ -83,7 +68,7 @@ only when its last tile is taken (the other slots stay empty until then).
 ## Rewards
 At the end only. `reward_mode="rank"`: winner +1, last -1, linear in between; tied seats share the
 average (ties share the victory). `reward_mode="score"`: final points (play + final scoring).
-An illegal action under `env()` ends the game with -1 for the mover.
+An illegal action under `env()` (`illegal="lose"`) ends the game with -1 for the mover.
 
 ## Termination
 When the second colour leaves the scoreboard the round is finished (the game ends before the start
@@ -106,8 +91,12 @@ does.
 
 from __future__ import annotations
 
+from calcada_env import layout as L
 from calcada_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.layout import table_by_count
+
+__doc__ = (__doc__ or "").replace("{OBS_TABLE}", table_by_count(L.OBS, markdown=True))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

@@ -134,7 +134,10 @@ class CalcadaGame(GameSpec):
         return render.ansi(state)
 
     def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
-        return render.rgb(state)
+        return render.rgb(state, viewer)
+
+    def render_terminal(self, state: np.ndarray, viewer: int = VIEW_PUBLIC, colour: bool = True) -> str:
+        return render.terminal(state, colour)
 
 
 GAME = CalcadaGame()

@@ -142,6 +142,12 @@ def _parse_sides() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 #: SQ_NUMBER[side, sq]: printed number; SQ_DISTRICT[side, sq]: district id (0 = letter A ...)
 SQ_NUMBER, SQ_DISTRICT, NUM_DISTRICTS, DISTRICT_SIZE = _parse_sides()
 DISTRICT_LETTERS = "ABCDEFGHI"
+#: SQ_NUMBER_MASK[side, k]: bitmask of the squares printed with number k (1..5)
+SQ_NUMBER_MASK = np.zeros((2, 6), dtype=np.int64)
+for _s in range(2):
+    for _q in range(NUM_SQUARES):
+        SQ_NUMBER_MASK[_s, SQ_NUMBER[_s, _q]] |= 1 << _q
+SQ_NUMBER_MASK.setflags(write=False)
 #: DISTRICT_SQUARES[side, d, k]: the k-th square of district d (k < DISTRICT_SIZE[side, d])
 DISTRICT_SQUARES = np.zeros((2, MAX_DISTRICTS, NUM_SQUARES), dtype=np.int64)
 for _s in range(2):

@@ -81,6 +81,7 @@ from calcada_env.layout import (
     SIDE,
     SQ_DISTRICT,
     SQ_NUMBER,
+    SQ_NUMBER_MASK,
     STACK,
     STACK_KNOWN,
     STACK_N,
@@ -90,9 +91,9 @@ from calcada_env.layout import (
     TILES_PER_COLOUR,
     TURNS,
 )
+from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.jit import jit
 from gamecore.kernels import check_header
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -173,6 +174,40 @@ def square_ok(state: np.ndarray, seat: int, sq: int, colour: int, number: int) -
         if v != 0 and tile_colour(v) != colour:
             return False
     return True
+
+
+@jit
+def open_squares(state: np.ndarray, seat: int, out: np.ndarray) -> None:
+    """out[c]: bitmask of the seat's squares a tile of colour c may go on, whatever the number
+    (empty, and every tile already in its district has colour c). One pass over the districts;
+    ``square_ok`` is the same rule for one square."""
+    side = state[SIDE]
+    base = BOARD + NUM_SQUARES * seat
+    for c in range(NUM_COLOURS):
+        out[c] = 0
+    for d in range(NUM_DISTRICTS[side]):
+        empty = 0
+        colour = -1
+        for k in range(DISTRICT_SIZE[side, d]):
+            sq = DISTRICT_SQUARES[side, d, k]
+            v = state[base + sq]
+            if v == 0:
+                empty |= 1 << sq
+            else:
+                colour = tile_colour(v)
+        if empty == 0:
+            continue
+        for c in range(NUM_COLOURS):
+            if colour == -1 or colour == c:
+                out[c] |= empty
+
+
+@jit
+def number_squares(side: int, number: int) -> int:
+    """Bitmask of the squares printed with ``number`` (every square for 6 or more)."""
+    if number >= ANY_SQUARE_NUMBER:
+        return (1 << NUM_SQUARES) - 1
+    return SQ_NUMBER_MASK[side, number]
 
 
 @jit
@@ -449,23 +484,30 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
 
 
 @jit
-def _any_declare(state: np.ndarray, seat: int) -> bool:
-    for space in range(NUM_SPACES):
-        for c in range(NUM_COLOURS):
-            if declare_ok(state, seat, space, c):
-                return True
-    return False
-
-
-@jit
 def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
     mask[:] = 0
     if state[H_TERMINAL]:
         return 0
     seat = state[H_CURRENT]
+    side = state[SIDE]
     count = 0
+    open_ = np.empty(NUM_COLOURS, dtype=np.int64)
+    open_squares(state, seat, open_)
     if state[PHASE] == PHASE_DECLARE:
-        can_declare = _any_declare(state, seat)
+        # declare_ok for every cobblestone at once: colour on the scoreboard, display not empty, a
+        # square open for the colour that shows the number of the stone's space
+        declarable = np.zeros((NUM_SPACES, NUM_COLOURS), dtype=np.bool_)
+        can_declare = False
+        for space in range(NUM_SPACES):
+            legal_squares = 0
+            for c in range(NUM_COLOURS):
+                if state[CAR + NUM_COLOURS * space + c] == 0 or retired(state, c) or display_count(state, c) == 0:
+                    continue
+                if legal_squares == 0:
+                    legal_squares = number_squares(side, declared_number(state, space))
+                if open_[c] & legal_squares:
+                    declarable[space, c] = True
+                    can_declare = True
         for space in range(NUM_SPACES):
             for c in range(NUM_COLOURS):
                 if state[CAR + NUM_COLOURS * space + c] == 0:
@@ -475,7 +517,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
                     mask[A_BONUS_MOVE + i] = 1
                     count += 1
                 if can_declare:
-                    if declare_ok(state, seat, space, c):
+                    if declarable[space, c]:
                         mask[A_DECLARE + i] = 1
                         count += 1
                 else:
@@ -483,17 +525,22 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
                     count += 1
         return count
     colour = state[DECL_COL]
-    number = state[DECL_NUM]
     for c in range(NUM_COLOURS):
         if swap_ok(state, seat, c):
             mask[A_SWAP + c] = 1
             count += 1
-    for sq in range(NUM_SQUARES):
-        if square_ok(state, seat, sq, colour, number):
-            for slot in range(DISPLAY_SIZE):
-                if state[DISPLAY + DISPLAY_SIZE * colour + slot] != 0:
-                    mask[A_PLACE + NUM_SQUARES * slot + sq] = 1
-                    count += 1
+    squares = open_[colour] & number_squares(side, state[DECL_NUM])
+    for slot in range(DISPLAY_SIZE):
+        if state[DISPLAY + DISPLAY_SIZE * colour + slot] == 0:
+            continue
+        bits = squares
+        sq = 0
+        while bits:
+            if bits & 1:
+                mask[A_PLACE + NUM_SQUARES * slot + sq] = 1
+                count += 1
+            bits >>= 1
+            sq += 1
     return count
 
 
@@ -594,11 +641,23 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
 def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     """Reshuffle the unknown part of every face-down stack (all but its known bottom, which went
     under it in a display swap everybody saw) and reseed the generator. Everything else in
-    Calçada is public, so no seat knows more than another."""
+    Calçada is public, so no seat knows more than another. The unknown tiles are sorted by kind
+    before the shuffle, so the redeal depends only on which tiles are unknown, not on their order."""
     rng_seed(state, H_RNG, seed)
+    counts = np.zeros(NUM_KINDS, dtype=np.int64)
     for c in range(NUM_COLOURS):
         base = STACK + TILES_PER_COLOUR * c
-        rng_shuffle(state, H_RNG, state, base + state[STACK_KNOWN + c], base + state[STACK_N + c])
+        lo = base + state[STACK_KNOWN + c]
+        hi = base + state[STACK_N + c]
+        counts[:] = 0
+        for i in range(lo, hi):
+            counts[state[i]] += 1
+        i = lo
+        for kind in range(NUM_KINDS):
+            for _ in range(counts[kind]):
+                state[i] = kind
+                i += 1
+        rng_shuffle(state, H_RNG, state, lo, hi)
 
 
 @jit

@@ -16,7 +16,9 @@ against you.
 | Observation values | [0, 127]                                                               |
 
 ## Options
-`env(num_players=2, start_player=0, match=False, reward_mode="rank", render_mode=None)`.
+`env(num_players=2, start_player=0, match=False, reward_mode="rank", render_mode=None,
+viewer="public", illegal="lose")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+for `viewer` and `illegal`). Rules as implemented: `docs/rules/callisto.md`.
 `match=True` plays a match: as many games as players, game g started by seat
 `(start_player + g) mod n`; the episode ends after the last game.
 
@@ -25,16 +27,10 @@ A dict: `observation` (int8, shape (S, S, C)) and `action_mask` (int8, 1 = legal
 agent that is not deciding). Plane groups are seat-relative: `rel = (seat - me) mod n`, so the
 observer's own planes always come first and one policy can play every seat.
 
-| Planes                   | Meaning                                                   |
-|--------------------------|-----------------------------------------------------------|
-| `rel`                    | 1 where seat `rel` has a tile square                     |
-| `n + rel`                | 1 where seat `rel` has a pillar                          |
-| `2n + 10 rel + t`        | unplaced copies of tile type t of seat `rel` (constant)  |
-| `12n + rel`              | 1 while seat `rel` may still place its third pillar      |
-| `13n + rel`              | opening pillar turns still to come for seat `rel` (0-2)  |
-| `14n + rel`              | 1 once seat `rel` is out of the current game             |
-| `15n + rel`              | seat `rel`'s summed penalty of finished match games (<=127) |
-| `16n`                    | number of finished games of the match                    |
+First plane of each group for each player count (generated from
+`callisto_env.layout.OBS_PLANES`):
+
+{OBS_TABLE}
 
 Tile types t: D2, I3, V3, L4, T4, S4, O4, X5, T5, U5 (see `callisto_env.layout.TILES`).
 
@@ -51,7 +47,7 @@ get their reward).
 At the end only. `reward_mode="rank"`: winner +1, last -1, linear in between; ties share the
 average. In a single game a penalty tie goes to the seat that started later (so there are no shared
 ranks); in a match ties on summed penalty share. `reward_mode="score"`: minus the penalty (minus the
-summed penalty in a match). An illegal action under `env()` ends the game with -1 for the mover.
+summed penalty in a match). An illegal action under `env()` (`illegal="lose"`) ends the game with -1 for the mover.
 
 ## The game as a dict
 `env.unwrapped.to_dict(player=None)` returns plain JSON types: `board` (S strings, `.` empty,
@@ -68,8 +64,12 @@ Callisto has no hidden information, so every `player` sees the same dict (`viewe
 
 from __future__ import annotations
 
+from callisto_env import layout as L
 from callisto_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.layout import table_by_count
+
+__doc__ = (__doc__ or "").replace("{OBS_TABLE}", table_by_count(L.OBS_PLANES, markdown=True))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

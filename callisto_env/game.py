@@ -115,6 +115,9 @@ class CallistoGame(GameSpec):
     def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
         return render.rgb(state)
 
+    def render_terminal(self, state: np.ndarray, viewer: int = VIEW_PUBLIC, colour: bool = True) -> str:
+        return render.terminal(state, colour)
+
 
 GAME = CallistoGame()
 
@@ -176,4 +179,5 @@ def state_from_ascii(
     state[H_CURRENT] = current
     state[H_OWNER] = current
     state[L.TURNS] = serial
+    rules.rebuild_bitboards(state)
     return state

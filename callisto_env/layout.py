@@ -1,7 +1,7 @@
 """Callisto: component data, board geometry and the state layout.
 
 Everything marked RECONSTRUCTION is not printed in any source we have (see
-``shared/rules/callisto.md``); it lives only in :data:`TILES` so printed values can replace it.
+``docs/rules/callisto.md``); it lives only in :data:`TILES` so printed values can replace it.
 
 Board coordinates
 -----------------
@@ -109,6 +109,41 @@ for _i, (_t, _s, _rel) in enumerate(_ORIENTS):
 for _a in (ORIENT_TILE, ORIENT_NCELLS, ORIENT_DR, ORIENT_DC, TILE_COPIES, TILE_SIZE):
     _a.setflags(write=False)
 
+# ---- bitboards -------------------------------------------------------------------------------
+# The rules kernels see the board as 256-bit sets in 4 uint64 words: cell (r, c) is bit
+# ``r * BB_STRIDE + c``. The stride of 16 leaves at least two empty columns right of every row
+# (S <= 14), so a shift by ``dr * 16 + dc`` (|dc| <= 2) never wraps a square into the next row's
+# grid: shifted squares that leave the grid land on columns 14-15 or beyond row S, which are never
+# free.
+BB_STRIDE = 16
+BB_WORDS = 4
+#: every distinct offset (in bits) of a square from its orientation's anchor
+BB_OFFSETS = np.array(sorted({int(dr * BB_STRIDE + dc) for _t, _s, rel in _ORIENTS for dr, dc in rel}),
+                      dtype=np.int64)
+#: ORIENT_OFF[o, k]: index into BB_OFFSETS of square k of orientation o
+ORIENT_OFF = np.zeros((NUM_ORIENTS, 5), dtype=np.int64)
+for _i, (_t, _s, _rel) in enumerate(_ORIENTS):
+    for _k, (_dr, _dc) in enumerate(_rel):
+        ORIENT_OFF[_i, _k] = int(np.flatnonzero(BB_OFFSETS == _dr * BB_STRIDE + _dc)[0])
+
+
+def _bb(cells) -> np.ndarray:
+    words = np.zeros(BB_WORDS, dtype=np.uint64)
+    for r, c in cells:
+        bit = r * BB_STRIDE + c
+        words[bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+    return words
+
+
+#: BB_RING[S] / BB_INSIDE[S]: the outermost ring / all cells of the S x S grid
+BB_RING = np.zeros((MAX_SIZE + 1, BB_WORDS), dtype=np.uint64)
+BB_INSIDE = np.zeros((MAX_SIZE + 1, BB_WORDS), dtype=np.uint64)
+for _S in BOARD_SIZE.values():
+    BB_INSIDE[_S] = _bb([(r, c) for r in range(_S) for c in range(_S)])
+    BB_RING[_S] = _bb([(r, c) for r in range(_S) for c in range(_S) if r in (0, _S - 1) or c in (0, _S - 1)])
+for _a in (BB_OFFSETS, ORIENT_OFF, BB_RING, BB_INSIDE):
+    _a.setflags(write=False)
+
 # ---- state layout ------------------------------------------------------------------------------
 ST = state_layout()
 SIZE = ST.add("SIZE", 1, "board side S")
@@ -129,6 +164,11 @@ OUT = ST.add("OUT", MAX_PLAYERS, "1 once seat is out of the current game")
 MATCH_PEN = ST.add("MATCH_PEN", MAX_PLAYERS, "seat's summed penalty over the finished games of the match")
 GAME_PEN = ST.add("GAME_PEN", MAX_PLAYERS * MAX_PLAYERS, "``GAME_PEN + 4 * game + seat``: penalty of each "
                   "finished game")
+BB_FREE = ST.add("BB_FREE", BB_WORDS, "the free cells as a bitboard (cell (r, c) = bit 16 r + c; uint64 words "
+                 "stored as int64), kept in step with BOARD")
+BB_OWN = ST.add("BB_OWN", MAX_PLAYERS * BB_WORDS, "``BB_OWN + 4 * seat``: that seat's pillars and tile squares")
+BB_PILLAR = ST.add("BB_PILLAR", BB_WORDS, "pillars of any colour")
+BB_TILE = ST.add("BB_TILE", BB_WORDS, "tile squares of any colour")
 STATE_LEN = ST.size
 
 # ---- params vector ----------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from callisto_env import layout as L
-from callisto_env import notation
+from callisto_env import notation, rules
 from gamecore import render as R
 from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
 
@@ -48,45 +48,194 @@ def ansi(state: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def rgb(state: np.ndarray, cell_px: int = 28) -> np.ndarray:
+# ---- terminal ------------------------------------------------------------------------------------
+_FG = ("32", "34", "31", "33")  # ANSI colours of seats 0..3: green, blue, red, yellow
+_BG = ("42", "44", "41", "43")
+
+
+def terminal(state: np.ndarray, colour: bool = True) -> str:
+    """:func:`ansi` with the pieces in their seat colours (ANSI escape codes)."""
+    if not colour:
+        return ansi(state)
+    lines = ansi(state).split("\n")
     n = int(state[H_NPLAYERS])
     size = int(state[L.SIZE])
-    margin = cell_px
-    side = margin * 2 + cell_px * size
-    panel = 18 * n + 10
-    img, draw = R.canvas(side, side + panel)
-    font = R.font()
-    draw.rectangle([margin - 4, margin - 4, margin + size * cell_px + 3, margin + size * cell_px + 3], fill=R.INK)
+    out = [lines[0], lines[1]]
+    for row in lines[2 : 2 + size]:
+        label, cells = row[:4], row[4:].split(" ")
+        painted = []
+        for ch in cells:
+            if ch in L.TILE_CHARS[:n]:
+                painted.append(f"\x1b[30;{_BG[L.TILE_CHARS.index(ch)]}m{ch}\x1b[0m")
+            elif ch in L.PILLAR_CHARS[:n]:
+                painted.append(f"\x1b[1;{_FG[L.PILLAR_CHARS.index(ch)]}m{ch}\x1b[0m")
+            else:
+                painted.append(f"\x1b[2m{ch}\x1b[0m")
+        out.append(label + " ".join(painted))
+    for p, line in enumerate(lines[2 + size :]):
+        out.append(f"\x1b[{_FG[p]}m{line[:3]}\x1b[0m{line[3:]}")
+    return "\n".join(out)
+
+
+# ---- picture ---------------------------------------------------------------------------------------
+_ICON = 7  # pixels per square of the tile icons in the seat rows
+_ICON_SLOT = 3 * _ICON + 12
+
+
+def _geometry(n: int, cell_px: int) -> dict[str, int]:
+    size = L.BOARD_SIZE[n]
+    m = 14
+    g = {"m": m, "cell": cell_px, "size": size, "title_h": 56, "label": 22}
+    g["board_y"] = g["title_h"] + g["label"]
+    g["board_px"] = size * cell_px
+    g["panel_y"] = g["board_y"] + g["board_px"] + 16
+    g["row_h"] = 50
+    g["text_w"] = 262
+    g["icons_x"] = m + g["text_w"]
+    width = max(2 * (m + g["label"]) + g["board_px"], g["icons_x"] + L.NUM_TILE_TYPES * _ICON_SLOT + m)
+    g["width"] = width
+    g["board_x"] = (width - g["board_px"]) // 2
+    g["height"] = g["panel_y"] + 20 + n * g["row_h"] + m
+    return g
+
+
+def regions(n: int, cell_px: int = 32) -> dict[str, tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) of the picture's parts for ``n`` players: ``title``, ``board`` and
+    ``seat<p>`` (each seat's row: name, penalty, unplaced tiles)."""
+    g = _geometry(n, cell_px)
+    out = {"title": (0, 0, g["width"], g["title_h"]),
+           "board": (g["board_x"], g["board_y"], g["board_x"] + g["board_px"], g["board_y"] + g["board_px"])}
+    for p in range(n):
+        y = g["panel_y"] + 20 + p * g["row_h"]
+        out[f"seat{p}"] = (0, y, g["width"], y + g["row_h"])
+    return out
+
+
+def _status(state: np.ndarray) -> tuple[str, int | None]:
+    n = int(state[H_NPLAYERS])
+    if state[H_TERMINAL]:
+        keys = np.zeros(n)
+        rules.rank_keys(state, keys)
+        w = int(np.argmax(keys))
+        pen = int(state[L.MATCH_PEN + w])
+        return f"Game over - winner player_{w} ({L.COLOURS[w]}), penalty {pen}", w
+    p = int(state[H_CURRENT])
+    if state[L.PILLAR_TURNS + p] < 2:
+        what = f"opening pillar {int(state[L.PILLAR_TURNS + p]) + 1} of 2 on the outer ring"
+    else:
+        what = "a tile" + (" or the third pillar" if state[L.THIRD + p] else "")
+    return f"player_{p} ({L.COLOURS[p]}) to place {what}", p
+
+
+def _tile_icon(draw, x: int, y: int, t: int, fill, outline) -> None:
+    for cx, cy in L.TILES[t][2]:
+        x0, y0 = x + cx * _ICON, y + cy * _ICON
+        draw.rectangle([x0, y0, x0 + _ICON - 1, y0 + _ICON - 1], fill=fill, outline=outline)
+
+
+def rgb(state: np.ndarray, cell_px: int = 32) -> np.ndarray:
+    """The board with coordinates, whose turn it is and what to place, and every seat's unplaced
+    tiles drawn as shapes; the last placement is outlined. The size depends only on the player
+    count."""
+    n = int(state[H_NPLAYERS])
+    g = _geometry(n, cell_px)
+    size = g["size"]
+    img, draw = R.canvas(g["width"], g["height"])
+    big, mid, small = R.font(20), R.font(15), R.font(12)
+    # title and turn indicator
+    head = "Callisto"
+    if state[L.MATCH]:
+        head += f"  -  match game {int(state[L.GAME]) + 1} of {n}"
+    head += f"  -  {n} players, turn {int(state[L.TURNS]) + (0 if state[H_TERMINAL] else 1)}"
+    R.text(draw, (g["m"], 6), head, big)
+    status, who = _status(state)
+    colour = R.SEAT_RGB[who] if who is not None else R.INK
+    draw.rounded_rectangle([g["m"], 32, g["m"] + 16, 48], radius=4, fill=colour)
+    R.text(draw, (g["m"] + 24, 32), status, mid)
+    # coordinates
+    bx, by, c = g["board_x"], g["board_y"], cell_px
+    for i in range(size):
+        col = notation._COLS[i]
+        w = R.text_width(col, small)
+        for y in (by - 17, by + size * c + 3):
+            R.text(draw, (bx + i * c + (c - w) / 2, y), col, small, fill=R.GRID)
+        num = str(i + 1)
+        w = R.text_width(num, small)
+        R.text(draw, (bx - 6 - w, by + i * c + (c - 14) / 2), num, small, fill=R.GRID)
+        R.text(draw, (bx + size * c + 6, by + i * c + (c - 14) / 2), num, small, fill=R.GRID)
+    draw.rectangle([bx - 4, by - 4, bx + size * c + 3, by + size * c + 3], fill=R.INK)
+    last = int(state[L.SEQ : L.SEQ + size * size].max())
     for r in range(size):
-        for c in range(size):
-            x0, y0 = margin + c * cell_px, margin + r * cell_px
-            v = int(state[L.BOARD + r * size + c])
-            box = [x0, y0, x0 + cell_px - 1, y0 + cell_px - 1]
+        for cc in range(size):
+            x0, y0 = bx + cc * c, by + r * c
+            v = int(state[L.BOARD + r * size + cc])
+            box = [x0, y0, x0 + c - 1, y0 + c - 1]
+            ring = r in (0, size - 1) or cc in (0, size - 1)
+            empty_fill = R.shade(R.BACKGROUND, 0.96) if ring else R.BACKGROUND
             if v == 0:
-                draw.rectangle(box, fill=R.BACKGROUND, outline=R.GRID)
+                draw.rectangle(box, fill=empty_fill, outline=R.GRID)
                 continue
             owner, kind = (v - 1) % 4, (v - 1) // 4
-            colour = R.SEAT_RGB[owner]
+            seat_rgb = R.SEAT_RGB[owner]
             if kind == 0:
-                draw.rectangle(box, fill=R.BACKGROUND, outline=R.GRID)
-                draw.ellipse([x0 + 4, y0 + 4, x0 + cell_px - 5, y0 + cell_px - 5], fill=R.shade(colour, 0.7))
+                draw.rectangle(box, fill=empty_fill, outline=R.GRID)
+                draw.ellipse([x0 + 4, y0 + 4, x0 + c - 5, y0 + c - 5], fill=R.shade(seat_rgb, 0.75),
+                             outline=R.shade(seat_rgb, 0.4), width=2)
                 continue
-            draw.rectangle(box, fill=colour)
-            seq = int(state[L.SEQ + r * size + c])
-            # outline the edges where the neighbouring square belongs to another placement
+            draw.rectangle(box, fill=seat_rgb)
+            seq = int(state[L.SEQ + r * size + cc])
             for dr, dc, line in (
-                (-1, 0, [x0, y0, x0 + cell_px - 1, y0]),
-                (1, 0, [x0, y0 + cell_px - 1, x0 + cell_px - 1, y0 + cell_px - 1]),
-                (0, -1, [x0, y0, x0, y0 + cell_px - 1]),
-                (0, 1, [x0 + cell_px - 1, y0, x0 + cell_px - 1, y0 + cell_px - 1]),
+                (-1, 0, [x0, y0, x0 + c - 1, y0]),
+                (1, 0, [x0, y0 + c - 1, x0 + c - 1, y0 + c - 1]),
+                (0, -1, [x0, y0, x0, y0 + c - 1]),
+                (0, 1, [x0 + c - 1, y0, x0 + c - 1, y0 + c - 1]),
             ):
-                rr, cc = r + dr, c + dc
-                same = 0 <= rr < size and 0 <= cc < size and int(state[L.SEQ + rr * size + cc]) == seq
+                rr, c2 = r + dr, cc + dc
+                same = 0 <= rr < size and 0 <= c2 < size and int(state[L.SEQ + rr * size + c2]) == seq
                 if not same:
-                    draw.line(line, fill=R.shade(colour, 0.45), width=2)
+                    draw.line(line, fill=R.shade(seat_rgb, 0.45), width=2)
+    if last > 0:  # outline the most recent placement
+        for i in np.flatnonzero(state[L.SEQ : L.SEQ + size * size] == last):
+            r, cc = divmod(int(i), size)
+            x0, y0 = bx + cc * c, by + r * c
+            draw.rectangle([x0 + 2, y0 + 2, x0 + c - 3, y0 + c - 3], outline=(255, 255, 255), width=2)
+    # seat rows: name, penalty, flags, unplaced tiles as shapes
+    py = g["panel_y"]
+    for t in range(L.NUM_TILE_TYPES):
+        name = L.TILE_NAMES[t]
+        x = g["icons_x"] + t * _ICON_SLOT
+        R.text(draw, (x + (3 * _ICON - R.text_width(name, small)) / 2, py), name, small, fill=R.GRID)
     for p in range(n):
-        y = side + 4 + 18 * p
-        draw.rectangle([margin, y + 2, margin + 10, y + 12], fill=R.SEAT_RGB[p])
-        text = _pieces_line(state, p)[4:]
-        draw.text((margin + 16, y), text, fill=R.INK, font=font)
+        y = py + 20 + p * g["row_h"]
+        seat_rgb = R.SEAT_RGB[p]
+        if who == p and not state[H_TERMINAL]:
+            draw.rectangle([2, y, g["width"] - 3, y + g["row_h"] - 4], fill=R.mix(R.BACKGROUND, seat_rgb, 0.18),
+                           outline=seat_rgb, width=2)
+            R.marker(draw, 4, y + 8, 14, fill=seat_rgb)
+        draw.ellipse([g["m"] + 2, y + 6, g["m"] + 18, y + 22], fill=R.shade(seat_rgb, 0.75))
+        name = f"player_{p}  {L.COLOURS[p]}"
+        if state[L.MATCH]:
+            name += f"   match {int(state[L.MATCH_PEN + p])}"
+        R.text(draw, (g["m"] + 26, y + 5), name, mid)
+        pen = int(rules.penalty(state, p)) if not state[H_TERMINAL] else int(state[L.GAME_PEN + L.MAX_PLAYERS *
+                                                                                    int(state[L.GAME]) + p])
+        flags = []
+        if state[L.OUT + p] and not state[H_TERMINAL]:
+            flags.append("out")
+        elif state[L.PILLAR_TURNS + p] < 2:
+            k = 2 - int(state[L.PILLAR_TURNS + p])
+            flags.append(f"{k} opening pillar{'s' if k > 1 else ''} to come")
+        elif state[L.THIRD + p]:
+            flags.append("3rd pillar left")
+        line = f"penalty {pen}"
+        R.text(draw, (g["m"] + 26, y + 25), "  ".join([line, *flags]), small, fill=R.MUTED)
+        for t in range(L.NUM_TILE_TYPES):
+            k = int(state[L.REMAIN + L.NUM_TILE_TYPES * p + t])
+            x = g["icons_x"] + t * _ICON_SLOT
+            if k:
+                _tile_icon(draw, x, y + 4, t, seat_rgb, R.shade(seat_rgb, 0.45))
+            else:
+                _tile_icon(draw, x, y + 4, t, None, R.mix(R.BACKGROUND, R.GRID, 0.6))
+            if k > 1:
+                R.text(draw, (x + (3 * _ICON - R.text_width(f"x{k}", small)) / 2, y + 29), f"x{k}", small)
     return R.to_array(img)

@@ -13,6 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from callisto_env.layout import (
+    BB_FREE,
+    BB_INSIDE,
+    BB_OFFSETS,
+    BB_OWN,
+    BB_PILLAR,
+    BB_RING,
+    BB_STRIDE,
+    BB_TILE,
+    BB_WORDS,
     BOARD,
     FIRST_START,
     GAME,
@@ -23,9 +32,6 @@ from callisto_env.layout import (
     MAX_PLAYERS,
     NUM_ORIENTS,
     NUM_TILE_TYPES,
-    ORIENT_DC,
-    ORIENT_DR,
-    ORIENT_NCELLS,
     O_GAMES,
     O_MATCH_PEN,
     O_OPENING,
@@ -35,6 +41,10 @@ from callisto_env.layout import (
     O_THIRD,
     O_TILES,
     OBS_OFF,
+    ORIENT_DC,
+    ORIENT_DR,
+    ORIENT_NCELLS,
+    ORIENT_OFF,
     ORIENT_TILE,
     OUT,
     P_MATCH,
@@ -52,9 +62,9 @@ from callisto_env.layout import (
     TILE_SIZE,
     TURNS,
 )
+from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.jit import jit
 from gamecore.kernels import check_header
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.rng import rng_seed
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -78,162 +88,206 @@ def is_pillar(v: int) -> bool:
     return v != 0 and (v - 1) // 4 == _PILLAR_KIND
 
 
-# ---- the rules, on row bitmasks ------------------------------------------------------------------
-# Each rule is computed for a whole board row at once: bit c of a row mask stands for column c.
-# The reference test (tests/test_callisto_reference.py) checks these against a cell-by-cell
-# plain-Python reading of the rules page.
-_R_FREE = 0  # empty cells
-_R_OWN = 1  # the mover's pillars and tiles
-_R_PILLAR = 2  # pillars of any colour
-_R_TILE = 3  # tile squares of any colour
-_R_KINDS = 4
+# ---- the rules, on bitboards ----------------------------------------------------------------------
+# The board is a 256-bit set of cells in 4 uint64 words (cell (r, c) = bit r * 16 + c, see
+# layout.BB_STRIDE); every rule is a few word operations over the whole board. The reference test
+# (tests/test_callisto_reference.py) checks them against a cell-by-cell plain-Python reading of the
+# rules page.
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+# rows of the scratch array of _scan
+_X_FREE, _X_OWN, _X_PILLAR, _X_TILE, _X_TMP, _X_CELLS, _X_NEAR_PILLAR, _X_NEAR_OWN, _X_NEAR_TILE = range(9)
+_X_FREE_AT = 9
+_X_TOUCH_AT = _X_FREE_AT + BB_OFFSETS.shape[0]
+_X_ROWS = _X_TOUCH_AT + BB_OFFSETS.shape[0]
+#: de Bruijn sequence and table: index of the lowest set bit of a uint64
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array(
+    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30,
+     24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11, 46, 26, 40, 15, 34, 20, 31,
+     10, 25, 14, 19, 9, 13, 8, 7, 6],
+    dtype=np.int64,
+)
 
 
 @jit
-def _board_rows(state: np.ndarray, seat: int, S: int, rows: np.ndarray) -> None:
-    """rows[kind, r]: row bitmasks of the board, kinds _R_FREE.._R_TILE."""
+def _lowest_bit(w: np.uint64) -> int:
+    """Index of the lowest set bit of a non-zero word."""
+    return _DEBRUIJN_INDEX[((w & (~w + _U1)) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@jit
+def _word(state: np.ndarray, slot: int) -> np.uint64:
+    return np.uint64(state[slot])
+
+
+@jit
+def _set_cell(state: np.ndarray, cell: int, value: int) -> None:
+    """Put ``value`` (non-zero) on an empty cell, keeping the bitboards in step."""
+    S = state[SIZE]
+    state[BOARD + cell] = value
+    bit = (cell // S) * BB_STRIDE + cell % S
+    w = bit >> 6
+    m = _U1 << np.uint64(bit & 63)
+    state[BB_FREE + w] = np.int64(_word(state, BB_FREE + w) & ~m)
+    o = BB_OWN + BB_WORDS * cell_owner(value) + w
+    state[o] = np.int64(_word(state, o) | m)
+    kind = BB_PILLAR if is_pillar(value) else BB_TILE
+    state[kind + w] = np.int64(_word(state, kind + w) | m)
+
+
+@jit
+def board_bitboards(state: np.ndarray, out: np.ndarray) -> None:
+    """out[0] free, out[1 + seat] own, out[5] pillars, out[6] tiles, computed from BOARD (used to
+    build and to check the incremental bitboards)."""
+    S = state[SIZE]
+    out[:, :] = _U0
     for r in range(S):
-        free = 0
-        own = 0
-        pil = 0
-        til = 0
         for c in range(S):
             v = state[BOARD + r * S + c]
-            bit = 1 << c
+            bit = r * BB_STRIDE + c
+            w = bit >> 6
+            m = _U1 << np.uint64(bit & 63)
             if v == 0:
-                free |= bit
+                out[0, w] |= m
             else:
-                if cell_owner(v) == seat:
-                    own |= bit
-                if is_pillar(v):
-                    pil |= bit
-                else:
-                    til |= bit
-        rows[_R_FREE, r] = free
-        rows[_R_OWN, r] = own
-        rows[_R_PILLAR, r] = pil
-        rows[_R_TILE, r] = til
+                out[1 + cell_owner(v), w] |= m
+                out[5 if is_pillar(v) else 6, w] |= m
 
 
 @jit
-def edge_neighbours(rows: np.ndarray, kind: int, r: int, S: int) -> int:
-    """Bitmask of row r's cells that share an edge with a cell of ``kind`` (corners never count)."""
-    m = rows[kind, r]
-    out = (m << 1) | (m >> 1)
-    if r > 0:
-        out |= rows[kind, r - 1]
-    if r < S - 1:
-        out |= rows[kind, r + 1]
-    return out & ((1 << S) - 1)
+def rebuild_bitboards(state: np.ndarray) -> None:
+    """Recompute the bitboard slots from BOARD (after a position was written cell by cell)."""
+    bb = np.empty((7, BB_WORDS), dtype=np.uint64)
+    board_bitboards(state, bb)
+    for i in range(BB_WORDS):
+        state[BB_FREE + i] = np.int64(bb[0, i])
+        for p in range(MAX_PLAYERS):
+            state[BB_OWN + BB_WORDS * p + i] = np.int64(bb[1 + p, i])
+        state[BB_PILLAR + i] = np.int64(bb[5, i])
+        state[BB_TILE + i] = np.int64(bb[6, i])
+
+
+# The helpers below work on rows of one scratch array ``x`` (rows _X_*), passed with row indices
+# rather than as views: a view is a new array object, and creating ~100 of them per call cost more
+# than the rules themselves.
+@jit
+def _shift_down(x: np.ndarray, src: int, k: int, dst: int) -> None:
+    """x[dst] = x[src] >> k as a 256-bit number: bit p of dst is bit p + k of src (k >= 0)."""
+    q = k >> 6
+    b = np.uint64(k & 63)
+    for i in range(BB_WORDS):
+        lo = x[src, i + q] if i + q < BB_WORDS else _U0
+        hi = x[src, i + q + 1] if i + q + 1 < BB_WORDS else _U0
+        x[dst, i] = lo if b == _U0 else (lo >> b) | (hi << (np.uint64(64) - b))
 
 
 @jit
-def frame_ring(r: int, S: int) -> int:
-    """Row r's cells in the outermost ring ("adjacent to the frame")."""
-    if r == 0 or r == S - 1:
-        return (1 << S) - 1
-    return 1 | (1 << (S - 1))
+def _shift_up(x: np.ndarray, src: int, k: int, dst: int) -> None:
+    """x[dst] = x[src] << k as a 256-bit number: bit p + k of dst is bit p of src (k >= 0)."""
+    q = k >> 6
+    b = np.uint64(k & 63)
+    for i in range(BB_WORDS - 1, -1, -1):
+        main = x[src, i - q] if i - q >= 0 else _U0
+        below = x[src, i - q - 1] if i - q - 1 >= 0 else _U0
+        x[dst, i] = main if b == _U0 else (main << b) | (below >> (np.uint64(64) - b))
 
 
 @jit
-def opening_pillar_cells(rows: np.ndarray, r: int, S: int) -> int:
-    """Turns 1-2: free ring cells not adjacent to any pillar."""
-    return rows[_R_FREE, r] & frame_ring(r, S) & ~edge_neighbours(rows, _R_PILLAR, r, S)
+def edge_neighbours(x: np.ndarray, src: int, S: int, dst: int) -> None:
+    """x[dst] = the cells of the grid that share an edge with a cell of x[src] (corners never
+    count)."""
+    for i in range(BB_WORDS):
+        x[dst, i] = _U0
+    for k in range(4):
+        if k < 2:
+            _shift_up(x, src, 1 if k == 0 else BB_STRIDE, _X_TMP)
+        else:
+            _shift_down(x, src, 1 if k == 2 else BB_STRIDE, _X_TMP)
+        for i in range(BB_WORDS):
+            x[dst, i] |= x[_X_TMP, i]
+    for i in range(BB_WORDS):
+        x[dst, i] &= BB_INSIDE[S, i]
 
 
 @jit
-def third_pillar_cells(rows: np.ndarray, r: int, S: int) -> int:
+def opening_pillar_cells(x: np.ndarray, S: int) -> None:
+    """Turns 1-2: free ring cells ("adjacent to the frame") not adjacent to any pillar."""
+    for i in range(BB_WORDS):
+        x[_X_CELLS, i] = x[_X_FREE, i] & BB_RING[S, i] & ~x[_X_NEAR_PILLAR, i]
+
+
+@jit
+def third_pillar_cells(x: np.ndarray, S: int) -> None:
     """Third pillar: free cells adjacent to the frame or to a tile of any player, not adjacent to
     any pillar."""
-    near = frame_ring(r, S) | edge_neighbours(rows, _R_TILE, r, S)
-    return rows[_R_FREE, r] & near & ~edge_neighbours(rows, _R_PILLAR, r, S)
+    for i in range(BB_WORDS):
+        x[_X_CELLS, i] = x[_X_FREE, i] & (BB_RING[S, i] | x[_X_NEAR_TILE, i]) & ~x[_X_NEAR_PILLAR, i]
 
 
 @jit
-def _shift_to_anchor(row: int, dc: int, S: int) -> int:
-    """Bit c of the result = bit (c + dc) of ``row``: the anchor columns whose cell at column
-    offset dc has the property (columns outside the grid read as 0)."""
-    if dc >= 0:
-        return row >> dc
-    return (row << (-dc)) & ((1 << S) - 1)
+def tile_anchors(x: np.ndarray, o: int) -> None:
+    """Anchor cells where orientation o lies inside the grid on free cells with at least one square
+    edge-adjacent to the mover's own pillars or tiles. Row _X_FREE_AT + j / _X_TOUCH_AT + j holds
+    the cells whose square at offset BB_OFFSETS[j] is free / touches the mover's pieces."""
+    for i in range(BB_WORDS):
+        fits = ~_U0
+        touch = _U0
+        for k in range(ORIENT_NCELLS[o]):
+            j = ORIENT_OFF[o, k]
+            fits &= x[_X_FREE_AT + j, i]
+            touch |= x[_X_TOUCH_AT + j, i]
+        x[_X_CELLS, i] = fits & touch
 
 
 @jit
-def tile_anchors(free_at: np.ndarray, adj_at: np.ndarray, o: int, r: int, S: int) -> int:
-    """Anchor columns in row r where orientation o lies inside the grid on free cells with at
-    least one square edge-adjacent to the mover's own pillars or tiles. ``free_at[dc + 2, rr]`` /
-    ``adj_at[dc + 2, rr]``: the anchor columns whose cell at (rr, column + dc) is free / touches
-    the mover's pieces (see _shifted_rows)."""
-    fits = (1 << S) - 1
-    touch = 0
-    for k in range(ORIENT_NCELLS[o]):
-        rr = r + ORIENT_DR[o, k]
-        if rr >= S:
-            return 0
-        j = ORIENT_DC[o, k] + 2
-        fits &= free_at[j, rr]
-        touch |= adj_at[j, rr]
-    return fits & touch
-
-
-@jit
-def _shifted_rows(row_of: np.ndarray, S: int, out: np.ndarray) -> None:
-    """out[dc + 2, r] = _shift_to_anchor(row_of[r], dc) for dc in -2..2 (the offsets tiles use)."""
-    for j in range(5):
-        for r in range(S):
-            out[j, r] = _shift_to_anchor(row_of[r], j - 2, S)
-
-
-@jit
-def _mark_row(bits: int, base: int, mask: np.ndarray, write: bool) -> int:
-    """Count the set bits of ``bits``; with ``write`` set mask[base + c] for each."""
+def _mark(x: np.ndarray, base: int, S: int, mask: np.ndarray, write: bool) -> int:
+    """Count the cells of x[_X_CELLS]; with ``write`` set mask[base + r * S + c] for each."""
     count = 0
-    c = 0
-    while bits:
-        if bits & 1:
+    for i in range(BB_WORDS):
+        w = x[_X_CELLS, i]
+        while w != _U0:
             count += 1
             if write:
-                mask[base + c] = 1
-        bits >>= 1
-        c += 1
+                bit = i * 64 + _lowest_bit(w)
+                mask[base + (bit >> 4) * S + (bit & 15)] = 1
+            w &= w - _U1
     return count
 
 
 @jit
 def _scan(state: np.ndarray, seat: int, mask: np.ndarray, write: bool) -> int:
     """Count (and, if ``write``, mark in ``mask``) the legal actions of ``seat``; without ``write``
-    stop at the first row that has one."""
+    stop at the first kind of placement that has one."""
     S = state[SIZE]
     SS = S * S
-    rows = np.empty((_R_KINDS, S), dtype=np.int64)
-    _board_rows(state, seat, S, rows)
-    count = 0
+    x = np.empty((_X_ROWS, BB_WORDS), dtype=np.uint64)
+    for i in range(BB_WORDS):
+        x[_X_FREE, i] = _word(state, BB_FREE + i)
+        x[_X_OWN, i] = _word(state, BB_OWN + BB_WORDS * seat + i)
+        x[_X_PILLAR, i] = _word(state, BB_PILLAR + i)
+        x[_X_TILE, i] = _word(state, BB_TILE + i)
+    edge_neighbours(x, _X_PILLAR, S, _X_NEAR_PILLAR)
     pillar_base = NUM_ORIENTS * SS
     if state[PILLAR_TURNS + seat] < 2:
-        for r in range(S):
-            count += _mark_row(opening_pillar_cells(rows, r, S), pillar_base + r * S, mask, write)
-            if count and not write:
-                return count
-        return count
-    own_adj = np.empty(S, dtype=np.int64)
-    for r in range(S):
-        own_adj[r] = edge_neighbours(rows, _R_OWN, r, S)
-    free_at = np.empty((5, S), dtype=np.int64)
-    adj_at = np.empty((5, S), dtype=np.int64)
-    _shifted_rows(rows[_R_FREE], S, free_at)
-    _shifted_rows(own_adj, S, adj_at)
+        opening_pillar_cells(x, S)
+        return _mark(x, pillar_base, S, mask, write)
+    edge_neighbours(x, _X_OWN, S, _X_NEAR_OWN)
+    for j in range(BB_OFFSETS.shape[0]):
+        _shift_down(x, _X_FREE, BB_OFFSETS[j], _X_FREE_AT + j)
+        _shift_down(x, _X_NEAR_OWN, BB_OFFSETS[j], _X_TOUCH_AT + j)
+    count = 0
     for o in range(NUM_ORIENTS):
         if state[REMAIN + NUM_TILE_TYPES * seat + ORIENT_TILE[o]] == 0:
             continue
-        for r in range(S):
-            count += _mark_row(tile_anchors(free_at, adj_at, o, r, S), o * SS + r * S, mask, write)
-            if count and not write:
-                return count
+        tile_anchors(x, o)
+        count += _mark(x, o * SS, S, mask, write)
+        if count and not write:
+            return count
     if state[THIRD + seat]:
-        for r in range(S):
-            count += _mark_row(third_pillar_cells(rows, r, S), pillar_base + r * S, mask, write)
-            if count and not write:
-                return count
+        edge_neighbours(x, _X_TILE, S, _X_NEAR_TILE)
+        third_pillar_cells(x, S)
+        count += _mark(x, pillar_base, S, mask, write)
     return count
 
 
@@ -262,6 +316,7 @@ def _new_game(state: np.ndarray, start: int) -> None:
         state[OUT + p] = 0 if p < n else 1
     state[START] = start
     state[TURNS] = 0
+    rebuild_bitboards(state)
 
 
 @jit
@@ -352,7 +407,7 @@ def apply(state: np.ndarray, action: int) -> None:
     state[H_DECISIONS] += 1
     serial = state[TURNS]
     if o == NUM_ORIENTS:
-        state[BOARD + cell] = 1 + seat + 4 * _PILLAR_KIND
+        _set_cell(state, cell, 1 + seat + 4 * _PILLAR_KIND)
         state[SEQ + cell] = serial
         state[PILLARS + seat] += 1
         if state[PILLAR_TURNS + seat] < 2:
@@ -365,7 +420,7 @@ def apply(state: np.ndarray, action: int) -> None:
         c = cell % S
         for k in range(ORIENT_NCELLS[o]):
             i = (r + ORIENT_DR[o, k]) * S + c + ORIENT_DC[o, k]
-            state[BOARD + i] = 1 + seat + 4 * (t + 1)
+            _set_cell(state, i, 1 + seat + 4 * (t + 1))
             state[SEQ + i] = serial
         state[REMAIN + NUM_TILE_TYPES * seat + t] -= 1
     settle(state, (seat + 1) % state[H_NPLAYERS])
@@ -373,9 +428,11 @@ def apply(state: np.ndarray, action: int) -> None:
 
 @jit
 def scores(state: np.ndarray, out: np.ndarray) -> None:
-    """Minus the penalty (minus the summed penalty in a match)."""
+    """Minus the penalty (minus the summed penalty in a match). While a game runs: minus the
+    penalty of the finished games and of the tiles not placed yet, as if it ended now."""
+    running = state[H_TERMINAL] == 0
     for p in range(state[H_NPLAYERS]):
-        out[p] = -float(state[MATCH_PEN + p])
+        out[p] = -float(state[MATCH_PEN + p] + (penalty(state, p) if running else 0))
 
 
 @jit
@@ -492,6 +549,18 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
                 return H_DONE + 1
         if state[MATCH_PEN + p] < 0 or (not live and state[MATCH_PEN + p] != 0):
             return MATCH_PEN + p + 1
+    bb = np.empty((7, BB_WORDS), dtype=np.uint64)
+    board_bitboards(state, bb)
+    for i in range(BB_WORDS):
+        if _word(state, BB_FREE + i) != bb[0, i]:
+            return BB_FREE + i + 1
+        for p in range(MAX_PLAYERS):
+            if _word(state, BB_OWN + BB_WORDS * p + i) != bb[1 + p, i]:
+                return BB_OWN + BB_WORDS * p + i + 1
+        if _word(state, BB_PILLAR + i) != bb[5, i]:
+            return BB_PILLAR + i + 1
+        if _word(state, BB_TILE + i) != bb[6, i]:
+            return BB_TILE + i + 1
     finished = state[GAME] + (1 if state[H_TERMINAL] == 1 else 0)
     for p in range(MAX_PLAYERS):
         total = 0

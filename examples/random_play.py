@@ -2,6 +2,7 @@
 
     python examples/random_play.py                          # Callisto, 2 players
     python examples/random_play.py --game calcada --players 3 --seed 7
+    python examples/random_play.py --game calimala           # 3 players
     python examples/random_play.py --batch-envs 1024 --batch-games 4
 
 Part 1 is the standard PettingZoo agent loop: every live agent picks a uniformly random legal action
@@ -37,15 +38,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
-    p.add_argument("--players", type=int, default=2, help="number of seats")
+    p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's smallest count)")
     p.add_argument("--seed", type=int, default=0, help="seed of the game and of the random moves")
     p.add_argument("--show-moves", action="store_true", help="print every move of the AEC game")
     p.add_argument("--batch-envs", type=int, default=256, help="games side by side in the batched part")
     p.add_argument("--batch-games", type=int, default=4, help="games per slot in the batched part")
     p.add_argument("--no-batch", action="store_true", help="skip the batched part")
     args = p.parse_args(argv)
-    if args.players < 2:
-        p.error("--players must be at least 2")
+    from gamecore.games import get_game
+
+    game = get_game(args.game)
+    if args.players is None:
+        args.players = game.default_players
+    if not game.min_players <= args.players <= game.max_players:
+        p.error(f"--players must be between {game.min_players} and {game.max_players} for {args.game}")
     if args.batch_envs < 1 or args.batch_games < 1:
         p.error("--batch-envs and --batch-games must be positive")
     return args

@@ -3,19 +3,23 @@
     python examples/train.py                          # Callisto, 2 players, short default budget
     python examples/train.py --timesteps 1000000 --envs 16
     python examples/train.py --game calcada --players 3
+    python examples/train.py --game calimala            # 3 players (the game's smallest count)
 
 The learner is one seat per game (rotating over the seats from game to game) of a
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
 Training starts against the uniformly random opponent; every ``--opponent-update`` steps a frozen
 copy of the current policy joins a small pool of snapshots, and at the start of every rollout the
-opponent for that rollout is drawn: uniformly random with probability ``--random-prob``, else one of
-the snapshots (sampling its moves, masked to legal actions).
+opponent for that rollout is drawn: the ``greedy`` baseline agent with probability ``--greedy-prob``
+(0 by default), else uniformly random with probability ``--random-prob``, else one of the snapshots
+(sampling its moves, masked to legal actions).
 
 At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) and played greedily
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line
 printed is the win rate next to the random-vs-random baseline measured on the same games.
 
-Needs the ``train`` extra (stable-baselines3, sb3-contrib; tqdm for the progress bar).
+Progress goes to stderr: a tqdm bar on a terminal, a plain line every tenth of the way when the
+output is redirected (a log file gets at most ten lines). Needs the ``train`` extra
+(stable-baselines3, sb3-contrib; tqdm for the bar).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
-    p.add_argument("--players", type=int, default=2, help="number of seats")
+    p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's smallest count)")
     p.add_argument("--timesteps", type=int, default=80_000, help="learner decisions to train for")
     p.add_argument("--envs", type=int, default=16, help="games played side by side")
     p.add_argument("--seed", type=int, default=0, help="seed of games, opponents and network")
@@ -66,6 +70,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="chance that a rollout is played against the random opponent once snapshots exist",
     )
     p.add_argument("--pool-size", type=int, default=5, help="most recent snapshots kept as opponents")
+    p.add_argument(
+        "--greedy-prob",
+        type=float,
+        default=0.0,
+        help="chance that a rollout is played against the greedy agent (gamecore.agents) instead",
+    )
     p.add_argument("--n-steps", type=int, default=128, help="PPO rollout length per env")
     p.add_argument("--batch-size", type=int, default=256, help="PPO minibatch size")
     p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout")
@@ -80,11 +90,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="torch and numba threads (0: library defaults); one thread is fastest for the small "
         "batches here, and avoids two OpenMP pools spinning against each other on few cores",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress report (default: a bar on a terminal, else a plain line every 10%%)",
+    )
     p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: training tables)")
     args = p.parse_args(argv)
-    if args.players < 2:
-        p.error("--players must be at least 2")
+    from gamecore.games import get_game
+
+    game = get_game(args.game)
+    if args.players is None:
+        args.players = game.default_players
+    if not game.min_players <= args.players <= game.max_players:
+        p.error(f"--players must be between {game.min_players} and {game.max_players} for {args.game}")
     for name in ("timesteps", "envs", "eval_games", "n_steps", "batch_size", "n_epochs", "pool_size"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
@@ -92,6 +111,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--opponent-update must be >= 0")
     if not 0.0 <= args.random_prob <= 1.0:
         p.error("--random-prob must be in [0, 1]")
+    if not 0.0 <= args.greedy_prob <= 1.0:
+        p.error("--greedy-prob must be in [0, 1]")
     try:
         args.net_arch = [int(x) for x in args.net_arch.split(",") if x.strip()]
     except ValueError:
@@ -112,9 +133,11 @@ def policy_opponent(policy: Any, deterministic: bool = False) -> Policy:
     return act
 
 
-def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, pool_size: int, seed: int | None):
+def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, pool_size: int, seed: int | None,
+                           greedy_prob: float = 0.0):
     """SB3 callback: snapshot the policy every ``update_every`` steps into a pool, and pick the
-    opponent (random or a snapshot) at the start of every rollout."""
+    opponent (greedy with probability ``greedy_prob``, else random or a snapshot) at the start of
+    every rollout."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from gamecore.sb3 import random_opponent
@@ -128,6 +151,12 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
             self.last_snapshot = 0
             self.rollouts_vs_random = 0
             self.rollouts_vs_snapshot = 0
+            self.rollouts_vs_greedy = 0
+            self.greedy = None
+            if greedy_prob > 0:
+                from gamecore.agents import GreedyAgent
+
+                self.greedy = GreedyAgent(venv.games.game, seed=None if seed is None else seed + 2)
 
         def _snapshot(self) -> None:
             policy = self.model.policy
@@ -144,7 +173,10 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
         def _on_rollout_start(self) -> None:
             if update_every and self.num_timesteps - self.last_snapshot >= update_every:
                 self._snapshot()
-            if not self.pool or self.rng.random() < random_prob:
+            if self.greedy is not None and self.rng.random() < greedy_prob:
+                venv.set_opponent(self.greedy)
+                self.rollouts_vs_greedy += 1
+            elif not self.pool or self.rng.random() < random_prob:
                 venv.set_opponent(self.random)
                 self.rollouts_vs_random += 1
             else:
@@ -157,25 +189,45 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
     return SelfPlayCallback()
 
 
-def make_progress_callback(total: int):
-    """A plain tqdm progress bar (SB3's own ``progress_bar=True`` also needs ``rich``)."""
+def make_progress_callback(total: int, stream: Any = None):
+    """Progress for ``total`` steps: a tqdm bar on a terminal; otherwise (a log file, a pipe, CI) a
+    plain line at every tenth of the way, so a redirected log gets at most ten lines and no
+    carriage-return noise. (SB3's own ``progress_bar=True`` also needs ``rich`` and always draws.)"""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is part of the train extra
-        return None
+    stream = sys.stderr if stream is None else stream
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    tqdm = None
+    if tty:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - tqdm is part of the train extra
+            tqdm = None
 
     class ProgressCallback(BaseCallback):
         def _on_training_start(self) -> None:
-            self.bar = tqdm(total=total, unit="step", dynamic_ncols=True)
+            self.t0 = time.perf_counter()
+            self.next_tenth = 1
+            self.bar = tqdm(total=total, unit="step", dynamic_ncols=True, file=stream) if tqdm else None
 
         def _on_step(self) -> bool:
-            self.bar.update(self.training_env.num_envs)
+            if self.bar is not None:
+                self.bar.update(self.training_env.num_envs)
             return True
 
+        def _on_rollout_end(self) -> None:
+            if self.bar is not None:
+                return
+            done = self.num_timesteps
+            if done * 10 >= self.next_tenth * total:
+                rate = done / max(time.perf_counter() - self.t0, 1e-9)
+                print(f"progress: {done}/{total} steps ({100 * done / total:.0f}%), {rate:.0f} steps/s",
+                      file=stream, flush=True)
+                self.next_tenth = done * 10 // total + 1
+
         def _on_training_end(self) -> None:
-            self.bar.close()
+            if self.bar is not None:
+                self.bar.close()
 
     return ProgressCallback()
 
@@ -282,18 +334,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         f"{args.game}, {n} players: obs {venv.observation_space.shape}, {venv.action_space.n} actions; "
         f"training MaskablePPO for {args.timesteps} steps on {args.envs} envs"
     )
-    selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed)
+    selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed,
+                                      args.greedy_prob)
     callbacks = [selfplay]
     if not args.no_progress:
-        bar = make_progress_callback(math.ceil(args.timesteps / rollout) * rollout)
-        if bar is not None:
-            callbacks.append(bar)
+        callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
     t0 = time.perf_counter()
     model.learn(total_timesteps=args.timesteps, callback=CallbackList(callbacks))
     train_s = time.perf_counter() - t0
     print(
         f"trained {model.num_timesteps} steps in {train_s:.0f} s ({model.num_timesteps / train_s:.0f} steps/s); "
         f"rollouts vs random {selfplay.rollouts_vs_random}, vs snapshots {selfplay.rollouts_vs_snapshot}"
+        + (f", vs greedy {selfplay.rollouts_vs_greedy}" if args.greedy_prob else "")
     )
 
     out = Path(args.out)

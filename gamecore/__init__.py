@@ -7,6 +7,14 @@
 * :mod:`gamecore.batched`   -- :class:`BatchedGames` (N games in one array) and the SB3
   :class:`SelfPlayVecEnv`.
 * :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
+* :mod:`gamecore.single_agent` -- one seat against fixed opponents as a ``gymnasium.Env``
+  (``tabletop-rl-envs/<Game>-v0``).
+* :mod:`gamecore.rllib`     -- the games as RLlib ``MultiAgentEnv`` s (needs the ``rllib`` extra).
+* :mod:`gamecore.agents`    -- baseline agents (random, greedy, MCTS, MaskablePPO) for every game;
+  :mod:`gamecore.mcts` holds their search kernels.
+* :mod:`gamecore.arena`     -- seat-rotated games between agents, statistics and ratings.
+* :mod:`gamecore.play`, :mod:`gamecore.replay` -- terminal play, game records and replay pictures;
+  :mod:`gamecore.cli` is ``python -m gamecore``.
 """
 
 from gamecore.protocol import GameSpec, Kernels

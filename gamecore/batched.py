@@ -13,16 +13,78 @@ Game ``i`` of a batch seeded ``s`` plays exactly the games of a sequential env r
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
+import numba
 import numpy as np
 
 from gamecore.batch_kernels import build
 from gamecore.games import get_game
+from gamecore.options import check_options
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
 from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_seed_array
+
+#: fewest games per thread worth a thread of its own
+MIN_GAMES_PER_THREAD = 64
+
+
+class ThreadChooser:
+    """How many numba threads the batched kernels use.
+
+    ``num_threads="auto"`` (the default) tries, from time to time, one thread against all of them
+    (at most one per MIN_GAMES_PER_THREAD games) on the live workload and uses whichever is faster
+    until the next trial: on quiet cores that is all of them, and when other processes (or torch in
+    this one) hold the cores it falls back to one thread instead of stalling on busy ones. An int
+    fixes the count. The results never depend on it: every game is stepped by exactly one thread.
+    """
+
+    EXPLORE = 3  # timed calls per candidate in a trial
+    EXPLOIT = 400  # calls between trials
+
+    def __init__(self, requested: int | str, num_envs: int) -> None:
+        most = max(1, min(numba.config.NUMBA_NUM_THREADS, num_envs // MIN_GAMES_PER_THREAD))
+        if requested == "auto":
+            self.candidates = sorted({1, most})
+        elif isinstance(requested, (int, np.integer)) and not isinstance(requested, (bool, np.bool_)) \
+                and 1 <= requested <= numba.config.NUMBA_NUM_THREADS:
+            self.candidates = [int(requested)]
+        else:
+            raise ValueError(f"num_threads must be 'auto' or an int 1..{numba.config.NUMBA_NUM_THREADS}, "
+                             f"got {requested!r}")
+        self.requested = requested
+        self.best = self.candidates[-1]
+        self._calls = 0
+        self._trial: dict[int, float] = {}
+
+    def _pick(self) -> tuple[int, bool]:
+        if len(self.candidates) == 1:
+            return self.candidates[0], False
+        k = self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates))
+        if k < self.EXPLORE * len(self.candidates):
+            return self.candidates[k % len(self.candidates)], True
+        return self.best, False
+
+    def run(self, kernel, *args) -> None:
+        threads, timed = self._pick()
+        before = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            t0 = time.perf_counter()
+            kernel(*args)
+            dt = time.perf_counter() - t0
+        finally:
+            numba.set_num_threads(before)
+        self._calls += 1
+        if timed:
+            self._trial[threads] = min(self._trial.get(threads, float("inf")), dt)
+            if len(self._trial) == len(self.candidates) and \
+                    self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates)) == \
+                    self.EXPLORE * len(self.candidates):
+                self.best = min(self._trial, key=self._trial.get)
+                self._trial = {}
 
 
 def available_memory() -> int | None:
@@ -57,7 +119,8 @@ class BatchedGames:
     """``num_envs`` games of one kind stepped together.
 
     ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
-    default count. Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
+    default count. ``num_threads``: ``"auto"`` (default) or a fixed count, see :class:`ThreadChooser`.
+    Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
     call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``current_players`` (N,)
     int64, ``rewards`` (N, num_players) float64 (non-zero only on the step that ended a game),
     ``dones`` (N,) bool, ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
@@ -69,9 +132,11 @@ class BatchedGames:
         num_envs: int,
         seed: int | None = None,
         reward_mode: str = "rank",
+        num_threads: int | str = "auto",
         **options: Any,
     ) -> None:
         self.game = get_game(game)
+        check_options(self.game, options, ("num_envs", "seed", "reward_mode", "num_threads"), "BatchedGames")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if reward_mode not in REWARD_MODES:
@@ -106,6 +171,12 @@ class BatchedGames:
         self.episodes = np.zeros(n, dtype=np.int64)
         self._seed = seed
         self._has_reset = False
+        self.threads = ThreadChooser(num_threads, self.num_envs)
+
+    @property
+    def num_threads(self) -> int:
+        """Threads the batched kernels use now (see :class:`ThreadChooser`)."""
+        return self.threads.best
 
     @property
     def _k(self):
@@ -121,21 +192,31 @@ class BatchedGames:
     def dones(self) -> np.ndarray:
         return self._dones.astype(bool)
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def reset(self, seed: int | None = None, streams: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Start every game afresh; returns ``(observations, masks)``. Game ``i`` plays stream
-        ``seed + i`` (the constructor's seed when omitted, fresh entropy when both are None)."""
-        if seed is None:
-            seed = self._seed
-        if seed is not None:
-            check_seed(seed, span=self.num_envs)
-            base = int(seed)
+        ``seed + i`` (the constructor's seed when omitted, fresh entropy when both are None), or
+        ``streams[i]`` when given: games given the same stream play the same games (the arena
+        seats agents differently at the same deals)."""
+        if streams is not None:
+            given = np.asarray(streams)
+            if given.shape != (self.num_envs,) or given.dtype.kind not in "iu":
+                raise ValueError(f"streams must be {self.num_envs} integers, got {given.dtype} {given.shape}")
+            for s in {int(x) for x in given.tolist()}:
+                check_seed(s)
+            self.streams[:] = given
         else:
-            base = python_seed_to_int(None) % (MAX_SEED - self.num_envs)
-        self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
+            if seed is None:
+                seed = self._seed
+            if seed is not None:
+                check_seed(seed, span=self.num_envs)
+                base = int(seed)
+            else:
+                base = python_seed_to_int(None) % (MAX_SEED - self.num_envs)
+            self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
         self.episodes[:] = 0
-        self._k.reset(
-            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players,
-            self._all,
+        self.threads.run(
+            self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self._obs,
+            self.current_players, self._all,
         )
         self._dones[:] = 0
         self.rewards[:] = 0.0
@@ -161,9 +242,11 @@ class BatchedGames:
             raise ValueError(f"active[{i}] is {a[i]!r}; active must hold only 0/1 (or True/False)")
         return a.astype(np.int8)
 
-    def check_actions(self, actions: Any, active: np.ndarray | None = None) -> np.ndarray:
+    def check_actions(self, actions: Any, active: np.ndarray | None = None, legal: bool = True) -> np.ndarray:
         """Validate a batch of actions (before any kernel sees them); ``active`` already checked.
-        Errors name the game, the value as passed and the action's string."""
+        Errors name the game, the value as passed and the action's string. With ``legal=False``
+        a masked-out action passes (the caller handles it, e.g. by :meth:`forfeit`); a value that
+        is not an integer in range still raises."""
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
         a = np.asarray(actions)
@@ -192,6 +275,8 @@ class BatchedGames:
         else:
             safe = np.zeros(self.num_envs, dtype=np.int64)
             safe[rows] = sub.astype(np.int64) if kind != "O" else np.array([int(x) for x in sub.tolist()], np.int64)
+        if not legal:
+            return safe
         illegal = self.masks[rows, safe[rows]] == 0
         if illegal.any():
             i = int(rows[np.flatnonzero(illegal)[0]])
@@ -202,6 +287,8 @@ class BatchedGames:
         return safe
 
     def _out_of_range(self, i: int, value: Any) -> None:
+        if isinstance(value, np.generic):
+            value = value.item()
         raise ValueError(
             f"game {i}: action {value!r} is out of range 0..{self.num_actions - 1} "
             f"(player_{int(self.current_players[i])} to move)"
@@ -212,8 +299,8 @@ class BatchedGames:
         ``(observations, rewards, dones, masks)``. Inactive games are left untouched."""
         act = self._all if active is None else self.check_active(active)
         a = self.check_actions(actions, None if active is None else act)
-        self._k.step(
-            self.states, a, act, self.params, self.streams, self.episodes, self._reward_code,
+        self.threads.run(
+            self._k.step, self.states, a, act, self.params, self.streams, self.episodes, self._reward_code,
             self.rewards, self._dones, self.final_states, self.masks, self._obs, self.current_players,
             self._keys,
         )
@@ -221,6 +308,23 @@ class BatchedGames:
             self._dones[act == 0] = 0
             self.rewards[act == 0] = 0.0
         return self.observations, self.rewards, self.dones, self.masks
+
+    def forfeit(self, rows: np.ndarray) -> None:
+        """End the games ``rows`` (bool (N,) or indices) as lost by their deciding seat, as an illegal
+        move does under ``illegal="lose"``: -1 for the decider, 0 for every other seat, the position
+        kept in ``final_states``, and the next game of each stream started. Afterwards ``dones`` and
+        ``rewards`` describe exactly this (other games: not done, no reward), as after a step."""
+        act = np.zeros(self.num_envs, dtype=np.int8)
+        act[np.asarray(rows)] = 1
+        idx = np.flatnonzero(act)
+        self._dones[:] = act
+        self.rewards[:] = 0.0
+        self.rewards[idx, self.current_players[idx]] = -1.0
+        self.final_states[idx] = self.states[idx]
+        self.episodes[idx] += 1
+        self._k.reset(
+            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players, act,
+        )
 
     def random_rollout(self, games_per_env: int = 1, seed: int | None = None) -> int:
         """Play ``games_per_env`` uniformly random games in every slot inside one jitted call and
@@ -241,7 +345,12 @@ class BatchedGames:
         scratch = np.zeros_like(self.states)
         masks = np.zeros_like(self.masks)
         decisions = np.zeros(self.num_envs, dtype=np.int64)
-        self._k.rollout(scratch, self.params, streams, rng, masks, int(games_per_env), decisions)
+        before = numba.get_num_threads()
+        numba.set_num_threads(self.threads.best)
+        try:
+            self._k.rollout(scratch, self.params, streams, rng, masks, int(games_per_env), decisions)
+        finally:
+            numba.set_num_threads(before)
         return int(decisions.sum())
 
     def __repr__(self) -> str:
@@ -271,4 +380,4 @@ def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray
     return RandomOpponent(seed)
 
 
-__all__ = ["BatchedGames", "RandomOpponent", "random_opponent", "batch_bytes", "episode_seed"]
+__all__ = ["BatchedGames", "RandomOpponent", "ThreadChooser", "random_opponent", "batch_bytes", "episode_seed"]

@@ -10,6 +10,7 @@ from gamecore.protocol import GameSpec
 GAMES = {
     "callisto": "callisto_env",
     "calcada": "calcada_env",
+    "calimala": "calimala_env",
     "cultivo": "cultivo_env",
 }
 

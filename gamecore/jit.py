@@ -40,7 +40,13 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import numba
+# numba's OpenMP threading layer lets idle threads spin by default, which steals the cores from
+# every other process (and from torch in this one); passive waiting costs a few microseconds per
+# kernel launch and nothing else. Set only when the user has not chosen; OpenMP reads it when it
+# starts, at the first parallel kernel launch.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numba  # noqa: E402
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: the packages whose kernels may call one another
@@ -77,7 +83,7 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _normalised(path: str, mtime_ns: int, size: int) -> bytes:
     source = Path(path).read_text(encoding="utf-8")
     return ast.dump(_strip_docstrings(ast.parse(source)), include_attributes=False).encode()

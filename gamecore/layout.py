@@ -114,9 +114,10 @@ def offsets_table(layouts: dict[int, Layout], names: Iterable[str]) -> np.ndarra
     return table
 
 
-def table_by_count(layouts: dict[int, Layout]) -> str:
+def table_by_count(layouts: dict[int, Layout], markdown: bool = False) -> str:
     """All counts side by side: ``Name | offset for n = 2 | n = 3 | ... | Size | Meaning``
-    (the size column shows each count's size when they differ)."""
+    (the size column shows each count's size when they differ); RST, or markdown for the env
+    docstrings (which PettingZoo writes in markdown)."""
     counts = sorted(layouts)
     first = layouts[counts[0]]
     headers = ("Name", *[f"{n}p" for n in counts], "Size", "Meaning")
@@ -126,6 +127,8 @@ def table_by_count(layouts: dict[int, Layout]) -> str:
         size = str(sizes[0]) if len(sizes) == 1 else " / ".join(str(layouts[n][b.name].size) for n in counts)
         rows.append((f"``{b.name}``", *[str(layouts[n].offset(b.name)) for n in counts], size, b.meaning))
     rows.append(("total", *[str(layouts[n].size) for n in counts], "", "observation length"))
+    if markdown:
+        return markdown_table(headers, [tuple(c.replace("``", "`") for c in r) for r in rows])
     return rst_table(headers, rows)
 
 
@@ -134,7 +137,7 @@ def rst_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     rule = "  ".join("=" * w for w in widths)
 
     def line(cells: tuple[str, ...]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     return "\n".join([rule, line(headers), rule, *[line(r) for r in rows], rule])
 

@@ -62,7 +62,10 @@ Kernel functions (all ``@gamecore.jit.jit``)
     steps, end-of-game, next game of a match). Kernels do not check legality: the Python boundary
     (env, batched API) does, using ``legal_mask``.
 ``scores(state, out)``
-    Final score of every seat in game terms, higher is better (Callisto: minus the penalty).
+    Final score of every seat in game terms, higher is better (Callisto: minus the penalty). On a
+    running game: the score each seat would have if the game ended now (what has been scored so
+    far plus the end-of-game scoring of the position as it stands); greedy agents
+    (:mod:`gamecore.agents`) read it after each candidate decision.
 ``rank_keys(state, out)``
     A float per seat, higher ranks first; equal keys share a rank (tie-breaks are folded in).
 ``observe(state, player, out)``
@@ -73,7 +76,10 @@ Kernel functions (all ``@gamecore.jit.jit``)
     the order of every face-down stack or deck), uniformly among the deals consistent with what
     that seat has seen, and reseed the generator from ``seed``. Afterwards ``observe(state,
     player)`` and the seat's ``to_dict`` view are unchanged and play continues legally. A game with
-    nothing hidden only reseeds.
+    nothing hidden only reseeds. The result depends only on what ``player`` can see and on
+    ``seed``, never on the hidden part it replaces (put the unknown cards in a canonical order
+    before shuffling them): two states the seat cannot tell apart resample to the same state, so
+    a search that resamples first cannot be steered by what it may not know.
 ``check_state(state, params) -> int``
     0 when ``state`` is a position of these params that play can continue from (every slot in its
     range, the pieces accounted for, the counters consistent), else the index of the first bad
@@ -111,7 +117,6 @@ from gamecore.header import (
     state_layout,
 )
 from gamecore.layout import rst_table
-
 
 __doc__ = (__doc__ or "").replace("{HEADER_TABLE}", _HEADER.table())
 
@@ -215,6 +220,11 @@ class GameSpec:
 
     def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
         raise NotImplementedError
+
+    def render_terminal(self, state: np.ndarray, viewer: int = VIEW_PUBLIC, colour: bool = True) -> str:
+        """The board for a terminal (``python -m gamecore play``): ``render_ansi`` unless a game
+        draws it in colour (ANSI escape codes when ``colour``)."""
+        return self.render_ansi(state, viewer)
 
     def phase_name(self, state: np.ndarray) -> str:
         phase = int(state[H_PHASE])

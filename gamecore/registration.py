@@ -1,11 +1,29 @@
-"""Registration with PettingZoo's registry: importing a game package makes
-``pettingzoo.make("aec", "<game>-v0", ...)`` work."""
+"""Registration with PettingZoo's and Gymnasium's registries: importing a game package makes
+``pettingzoo.make("aec", "<game>-v0", ...)`` and ``gymnasium.make("tabletop-rl-envs/<Game>-v0", ...)``
+(the single-agent env of :mod:`gamecore.single_agent`) work."""
 
 from __future__ import annotations
 
+import gymnasium
 import pettingzoo
+
+#: Gymnasium namespace of the single-agent envs (the distribution's name)
+GYMNASIUM_NAMESPACE = "tabletop-rl-envs"
+
+
+def gymnasium_id(env_id: str) -> str:
+    """``"callisto-v0"`` -> ``"tabletop-rl-envs/Callisto-v0"`` (same game, same version)."""
+    name, _, version = env_id.rpartition("-")
+    return f"{GYMNASIUM_NAMESPACE}/{name.capitalize()}-{version}"
 
 
 def register_game(env_id: str, entry_point: str) -> None:
     if env_id not in pettingzoo.aec_registry:
         pettingzoo.register("aec", env_id, entry_point=entry_point)
+    gym_id = gymnasium_id(env_id)
+    if gym_id not in gymnasium.registry:
+        gymnasium.register(
+            gym_id,
+            entry_point="gamecore.single_agent:SingleAgentEnv",
+            kwargs={"game": env_id.rpartition("-")[0]},
+        )

@@ -3,7 +3,15 @@
 In each game one seat is the learner (rotating over the seats from game to game); every decision of
 the other seats is taken inside ``step`` by the ``opponent`` (uniform random over legal actions by
 default, or any callable ``(obs, masks) -> actions``, e.g. a frozen copy of the learner for
-self-play), so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
+self-play, or an agent of :mod:`gamecore.agents` such as ``greedy``, which also reads the states),
+so SB3 sees a single-agent environment whose ``action_masks()`` feed ``MaskablePPO``.
+
+``illegal`` means what it means for the AEC env: ``"raise"`` (default) raises on a masked-out
+action and changes nothing; ``"lose"`` ends that game at once with -1 for the mover (learner or
+opponent) and 0 for every other seat, and the slot starts its next game, so unmasked algorithms
+(plain PPO, DQN) can train; ``infos[i]["illegal_action"]`` is True when the learner forfeited and
+``infos[i]["forfeit_by"]`` names the seat that did. An action that is not an integer in range
+always raises.
 """
 
 from __future__ import annotations
@@ -15,11 +23,15 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from gamecore.aec import ILLEGAL_MODES
 from gamecore.batched import BatchedGames, RandomOpponent, random_opponent
+from gamecore.games import get_game
+from gamecore.options import check_options
 from gamecore.protocol import GameSpec
 
 __all__ = ["SelfPlayVecEnv", "random_opponent"]
 
+_OWN_KEYWORDS = ("num_envs", "seed", "opponent", "learner_seat", "reward_mode", "illegal", "num_threads")
 _SNAPSHOT = ("states", "final_states", "masks", "_obs", "current_players", "rewards", "_dones", "streams", "episodes")
 
 
@@ -44,9 +56,16 @@ class SelfPlayVecEnv(VecEnv):
         opponent: Callable[[np.ndarray, np.ndarray], np.ndarray] | str = "random",
         learner_seat: int | str = "rotate",
         reward_mode: str = "rank",
+        illegal: str = "raise",
+        num_threads: int | str = "auto",
         **options: Any,
     ) -> None:
-        self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, **options)
+        check_options(get_game(game), options, _OWN_KEYWORDS, "SelfPlayVecEnv")
+        if illegal not in ILLEGAL_MODES:
+            raise ValueError(f"illegal must be one of {list(ILLEGAL_MODES)}, got {illegal!r}")
+        self.illegal = illegal
+        self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, num_threads=num_threads,
+                                  **options)
         g = self.games
         self.render_mode = None
         super().__init__(
@@ -82,27 +101,58 @@ class SelfPlayVecEnv(VecEnv):
             return k % self.games.num_players
         return np.full_like(k, int(self.learner_seat))
 
-    def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict) -> None:
+    def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict, forfeits: dict) -> None:
         """Let opponents move until the learner decides in every game."""
         g = self.games
+        lost = np.zeros(self.num_envs, dtype=np.int64)  # games an opponent forfeited in this call, per slot
         while True:
             waiting = g.current_players != self._seats
             if not waiting.any():
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)
             idx = np.flatnonzero(waiting)
-            actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
-            g.step(actions, active=waiting.astype(np.int8))
-            self._finish(g.dones, rewards, dones, terminal_obs)
+            if getattr(self.opponent, "needs_state", False):  # a search agent (gamecore.agents)
+                actions[idx] = self.opponent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
+                                                 g.current_players[idx])
+            else:
+                actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
+            lost += self._apply(actions, waiting, rewards, dones, terminal_obs, forfeits)
+            if (lost > g.num_players).any():  # every seat has started a game and it still forfeits
+                raise RuntimeError(
+                    f"game {int(np.argmax(lost))}: the opponent forfeited {int(lost.max())} games in a row by "
+                    "masked-out actions before the learner could decide"
+                )
+
+    def _apply(self, actions: Any, active: np.ndarray, rewards, dones, terminal_obs: dict, forfeits: dict):
+        """One decision in the games ``active``; masked-out ones forfeit under ``illegal="lose"``.
+        Returns where a game was forfeited (bool, (N,))."""
+        g = self.games
+        bad = np.zeros(self.num_envs, dtype=bool)
+        if self.illegal == "lose":
+            safe = g.check_actions(actions, active.astype(np.int8), legal=False)
+            bad = active & (g.masks[np.arange(self.num_envs), safe] == 0)
+            if bad.any():
+                for i in np.flatnonzero(bad & ~dones):
+                    forfeits[int(i)] = int(g.current_players[i])
+                g.forfeit(bad)
+                self._finish(g.dones, rewards, dones, terminal_obs)
+                active = active & ~bad
+                if not active.any():
+                    return bad
+            actions = safe
+        g.step(actions, active=None if active.all() else active.astype(np.int8))
+        self._finish(g.dones, rewards, dones, terminal_obs)
+        return bad
 
     def _finish(self, ended: np.ndarray, rewards: np.ndarray, dones: np.ndarray, terminal_obs: dict) -> None:
         g = self.games
         for i in np.flatnonzero(ended):
-            rewards[i] = g.rewards[i, self._seats[i]]
-            dones[i] = True
-            obs = np.empty(int(np.prod(g.obs_shape)), dtype=np.int8)
-            g.game.kernels.observe(g.final_states[i], int(self._seats[i]), obs)
-            terminal_obs[i] = obs.reshape(g.obs_shape)
+            if not dones[i]:  # a second game can only end in one step by a forfeit before the learner moved
+                rewards[i] = g.rewards[i, self._seats[i]]
+                dones[i] = True
+                obs = np.empty(int(np.prod(g.obs_shape)), dtype=np.int8)
+                g.game.kernels.observe(g.final_states[i], int(self._seats[i]), obs)
+                terminal_obs[i] = (obs.reshape(g.obs_shape), int(self._seats[i]))
             self._games_played[i] += 1
             self._seats[i] = self._seat_for(self._games_played[i : i + 1])[0]
 
@@ -114,7 +164,7 @@ class SelfPlayVecEnv(VecEnv):
         g.reset()
         self._games_played[:] = 0
         self._seats[:] = self._seat_for(self._games_played)
-        self._play_opponents(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), {})
+        self._play_opponents(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), {}, {})
         return g.observations.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -127,7 +177,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def _restore(self, saved: list[np.ndarray]) -> None:
         g = self.games
-        for name, arr in zip(_SNAPSHOT, saved):
+        for name, arr in zip(_SNAPSHOT, saved[: len(_SNAPSHOT)], strict=True):
             getattr(g, name)[...] = arr
         self._seats[:] = saved[-2]
         self._games_played[:] = saved[-1]
@@ -136,22 +186,27 @@ class SelfPlayVecEnv(VecEnv):
         g = self.games
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
-        terminal_obs: dict[int, np.ndarray] = {}
+        terminal_obs: dict[int, tuple[np.ndarray, int]] = {}
+        forfeits: dict[int, int] = {}
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_async() must be called before step_wait()")
         saved = self._save()
         try:
-            g.step(actions)
-            self._finish(g.dones, rewards, dones, terminal_obs)
-            self._play_opponents(rewards, dones, terminal_obs)
+            learner_seats = self._seats.copy()  # the seat that moves now in each game
+            self._apply(actions, np.ones(self.num_envs, dtype=bool), rewards, dones, terminal_obs, forfeits)
+            self._play_opponents(rewards, dones, terminal_obs, forfeits)
         except BaseException:
             self._restore(saved)
             raise
         infos = [{} for _ in range(self.num_envs)]
-        for i, o in terminal_obs.items():
+        for i, (o, seat) in terminal_obs.items():
             infos[i]["terminal_observation"] = o
-            infos[i]["learner_seat"] = int(self._seat_for(self._games_played[i : i + 1] - 1)[0])
+            infos[i]["learner_seat"] = seat
+        for i, seat in forfeits.items():
+            infos[i]["forfeit_by"] = seat
+            if seat == learner_seats[i]:
+                infos[i]["illegal_action"] = True
         return g.observations.copy(), rewards, dones, infos
 
     def step(self, actions: np.ndarray):

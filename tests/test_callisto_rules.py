@@ -1,4 +1,4 @@
-"""Callisto, one test per clause of shared/rules/callisto.md (positions built from ASCII)."""
+"""Callisto, one test per clause of docs/rules/callisto.md (positions built from ASCII)."""
 
 from __future__ import annotations
 
@@ -329,6 +329,14 @@ def test_match_plays_as_many_games_as_players_with_rotating_start_and_summed_pen
     pens = np.array(d["finished_game_penalties"])
     assert pens.shape == (3, 3)
     assert env.rewards == {f"player_{p}": -float(pens[:, p].sum()) for p in range(3)}
+
+
+def test_the_score_of_a_running_game_is_minus_the_penalty_if_it_ended_now():
+    state = state_from_ascii(EMPTY10, 2, remaining={0: {"D2": 1, "X5": 1}, 1: {"I3": 1}})
+    state[L.MATCH_PEN:L.MATCH_PEN + 2] = [4, 0]  # a match: penalties of finished games count too
+    out = np.zeros(2)
+    rules.scores(state, out)
+    assert list(out) == [-(4 + 7), -3]
 
 
 def test_match_winner_has_lowest_summed_penalty_and_ties_share():

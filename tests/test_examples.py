@@ -69,7 +69,42 @@ def test_train_args_defaults_and_errors():
     assert args.game == "callisto" and args.players == 2 and args.eval_games == 200
     assert args.out == Path("runs") / "callisto_maskppo.zip"
     assert train.parse_args(["--game", "calcada"]).out == Path("runs") / "calcada_maskppo.zip"
+    assert train.parse_args(["--game", "calimala"]).players == 3  # the game's smallest count
+    with pytest.raises(SystemExit):
+        train.parse_args(["--game", "calimala", "--players", "2"])
     with pytest.raises(SystemExit):
         train.parse_args(["--game", "chess"])
     with pytest.raises(SystemExit):
         train.parse_args(["--players", "1"])
+
+
+def test_train_progress_is_a_few_plain_lines_when_the_output_is_not_a_terminal(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    train = load_script("train")
+    argv = "--timesteps 640 --envs 4 --n-steps 16 --batch-size 64 --opponent-update 0 --eval-games 4"
+    train.main([*argv.split(), "--out", str(tmp_path / "m.zip")])
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("progress:")]
+    assert 1 <= len(lines) <= 10, err
+    assert re.fullmatch(r"progress: 640/640 steps \(100%\), \d+ steps/s", lines[-1])
+    assert "\r" not in err and "it/s" not in err  # no progress bar redraws in a log
+
+
+def test_train_progress_draws_a_bar_on_a_terminal():
+    pytest.importorskip("tqdm")
+    pytest.importorskip("sb3_contrib")
+    import io
+
+    train = load_script("train")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    callback = train.make_progress_callback(100, stream=stream)
+    callback._on_training_start()
+    assert callback.bar is not None
+    callback.bar.update(50)
+    callback._on_training_end()
+    assert "50/100" in stream.getvalue()

@@ -1,6 +1,6 @@
 """Independent plain-Python reference (test oracle) for Calçada final scoring.
 
-Written from /work/shared/rules/calcada.md ("Final scoring") only; it does not call the numba
+Written from docs/rules/calcada.md ("Final scoring") only; it does not call the numba
 kernels nor read their tables. Standard library only; clarity over speed.
 
 A board is a list of 25 entries, square = row * 5 + col (row 0 on top), each ``None`` (empty) or a

@@ -1,6 +1,6 @@
 """Independent plain-Python reference (test oracle) for Callisto legal moves.
 
-Written only from /work/shared/rules/callisto.md and the task brief; it does not
+Written only from docs/rules/callisto.md; it does not
 look at the numba implementation. Pure Python, standard library only.
 Clarity over speed.
 

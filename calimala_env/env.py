@@ -1,0 +1,155 @@
+"""
+# Calimala
+
+Fabio Lopiano's worker-placement game (ADC Blackfire 2017) for 3-5 players, set in 14th-century
+Florence: place a disc on a street of the city grid to take the actions of the two cells it
+joins, together with the owners of the discs already there; produce and ship cloth, build, make
+artworks and contribute to the churches under construction; every fourth disc on a street moves
+to the city council and triggers a scoring. Hidden information: action cards in hand (the count
+is public), the kept scoring card, the deck order. Rules as implemented, with every ruling on an
+ambiguous case and every reconstructed value: `docs/rules/calimala.md`.
+
+| Import             | `from calimala_env import env` (or `pettingzoo.make("aec", "calimala-v0")`)   |
+|--------------------|-------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                      |
+| Parallel API       | No                                                                            |
+| Manual control     | No                                                                            |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 3..5 (default 3)            |
+| Action shape       | Discrete({NUM_ACTIONS})                                                              |
+| Observation shape  | {OBS_SHAPES}                                                  |
+| Observation values | [0, 127]                                                                      |
+| Hidden information | yes: `resample(state, seat, seed)` redeals what a seat cannot see             |
+
+## Options
+`env(num_players=3, start_player=0, action_layout=None, reward_mode="rank", render_mode=None,
+viewer="public")`. `action_layout`: `None` (the 8 action tiles shuffled onto the outer cells from
+the seed; the centre shows Contribute), `"first_game"` or 9 action names row by row (`a1 b1 c1
+a2 ...`), each action once. `start_player` begins (it keeps its scoring card first and takes its
+start card last).
+
+## A game as decisions
+Setup: every seat keeps one of its dealt scoring cards (`keep`, from the start seat clockwise),
+then takes a start card (`start_card`, from the seat before the start seat, backwards). A turn:
+the turn owner places a disc (`place`); then each activated disc's owner decides for it
+(`activate`: take a pending street action, play a card, end the activation), with an action's own
+choices as separate decisions (`ship`, `transport`, `build`, `artwork`, `contribute`); if a white
+fourth disc must be exchanged and the owner has no coloured disc in reserve, the owner picks which
+disc on another street moves to the council (`promote`). `H_OWNER` (the turn owner) stays the
+placing player while the decider (`agent_selection`) moves to the owners of the lower discs. A
+decision with a single legal option is applied automatically.
+
+## Observation
+A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; zero for agents not
+deciding). Seat blocks are seat-relative: block `rel` is seat `(me + rel) mod n`, so the observer's
+own mat comes first and one policy can play every seat. Other seats' hands appear only as a count
+and the cards every seat knows they hold (start cards taken face up, not yet played); their scoring
+cards and the deck order never appear. The decision kind is the one-hot `PHASE` block, the turn
+owner `OWNER`, the decider `CURRENT`. Offsets per player count:
+
+{OBS_TABLE}
+
+## Actions
+| Range | Meaning | String |
+|---|---|---|
+{ACTION_TABLE}
+
+`env.unwrapped.action_to_string(a)` / `string_to_action(text)` convert; `legal_action_strings()`
+lists the legal ones. Masks offer exactly the legal choices: a street only if the placing player
+can carry out one of its actions (playing cards first if need be; if no street allows that, any
+street), a card only if its action can be carried out at least partly, and while the placing player
+still owes an action that can be carried out, only decisions that keep it possible (no ending the
+activation). No choice leads to a dead end.
+
+## Rewards
+At the end only. `reward_mode="rank"`: winner +1, last -1, linear in between; tied seats (equal
+VP and equal seats + council artworks) share the average. `reward_mode="score"`: victory points.
+An illegal action under `env()` ends the game with -1 for the mover.
+
+## Termination
+(a) When no seat has a disc left, the unscored council tiles are scored in order without seats;
+(b) once all 15 tiles are scored, the round is finished (the game ends before the start seat would
+place again; fourth discs leave the game unscored). A seat with no disc in reserve is skipped.
+Then the final scoring cards (each seat's kept card, plus the face-up card with 3 or 4 players)
+score 5/3/1. All seats terminate together.
+
+## The game as a dict
+`env.unwrapped.to_dict(viewer="public")` returns plain JSON types: `layout` (cell -> action),
+`streets` (actions and discs bottom first, with owner and white flag), `council` (the 15 seats in
+order with tile, scored flag and holder; `artworks_in_order`), `churches` (per resource and per
+seat, artworks per seat, free slots), `cities` (cloth per seat), `trade_houses`, `deck_size`,
+`discard_pile`, `face_up_scoring_card`, `turn` (street, activations, pending actions, whether the
+placing player still owes an action, the action being carried out) and `players` (per seat: `vp`,
+`seats`, `seat_order`, `council_artworks`, `warehouses`, `workshops`, `cloth_in_workshops`, `ships`,
+`trade_houses`, `cloth_in_cities`, `contributions` per church and resource, `artworks` per building,
+cubes and discs in reserve, `hand_count`, `known_cards`). A seat's own view adds its `hand`,
+`dealt_scoring_cards` and `kept_scoring_card`; `viewer="all"` adds every seat's, the deck order
+(`deck_top_first`) and the scoring card put back unseen. Kept cards are shown to all once the game
+is over. Renders use the same viewers (default: public).
+
+## Version history
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from calimala_env import layout as L
+from calimala_env.game import GAME
+from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.layout import markdown_table
+
+
+def _obs_table() -> str:
+    counts = sorted(L.OBS)
+    rows = []
+    for b in L.OBS[counts[0]].blocks:
+        sizes = " / ".join(str(L.OBS[n][b.name].size) for n in counts)
+        if len({L.OBS[n][b.name].size for n in counts}) == 1:
+            sizes = str(b.size)
+        rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes,
+                     b.meaning.replace("|", "/").replace("``", "`")))
+    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "observation length"))
+    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Meaning"), rows)
+
+
+_EXAMPLES = {
+    "KEEP": '"keep scoring card Lisbon"',
+    "START": '"take start card Wood"',
+    "PLACE": '"place white on street b2-b3"',
+    "RESOLVE": '"take action Artwork" / "take action Ship: cannot, draw a card"',
+    "CARD": '"play card Wood"',
+    "END": '"end activation"',
+    "SHIP": '"ship: cloth to Lisbon"',
+    "TRANSPORT": '"transport: cloth to Troyes"',
+    "STOP": '"stop shipping" / "stop transporting"',
+    "BUILD": '"build ship" / "build workshop" / "build trade house in Bruges"',
+    "ARTWORK": '"artwork: marble to Santa Croce"',
+    "CONTRIB": '"contribute wood to San Miniato"',
+    "PROMOTE": '"move own disc from street a1-b1 (2nd from top) to the council"',
+}
+
+
+def _action_table() -> str:
+    rows = []
+    for b in L.AC.blocks:
+        span = str(b.offset) if b.size == 1 else f"{b.offset}..{b.end - 1}"
+        rows.append(f"| {span} | {b.meaning.replace('``', '`')} | {_EXAMPLES[b.name]} |")
+    return "\n".join(rows)
+
+
+__doc__ = (
+    (__doc__ or "")
+    .replace("{NUM_ACTIONS}", str(L.NUM_ACTIONS))
+    .replace("{OBS_SHAPES}", ", ".join(f"({L.obs_len(n)},) {n}p" for n in sorted(L.OBS)))
+    .replace("{OBS_TABLE}", _obs_table())
+    .replace("{ACTION_TABLE}", _action_table())
+)
+
+
+class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
+    game = GAME
+
+
+env = make_env_factory(raw_env)
+
+
+env.__doc__ = f"{env.__doc__}\n{__doc__}"

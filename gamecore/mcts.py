@@ -1,0 +1,402 @@
+"""Search kernels of the baseline agents: a greedy turn lookahead and Monte Carlo tree search.
+
+``build(K)`` returns ``(batch_greedy, batch_mcts)`` for the rules module ``K``; like
+:mod:`gamecore.batch_kernels`, the functions close over the *module* only, so numba caches them
+across processes. Both take a batch of states (one search per row; :func:`greedy_actions` and
+:func:`mcts_actions` run blocks of rows on threads, the kernels releasing the GIL, so no parallel
+kernel is compiled) and never touch the states they are given: every search works on copies, and
+each copy is first passed through ``K.resample(copy, seat, seed)``, so what the searching seat
+cannot see (hands, the order of face-down stacks, the generator) is redealt before any lookahead.
+By the kernel contract the redeal depends only on what the seat can see and on the seed, so two
+states the seat cannot tell apart give the same search, decision for decision.
+
+Position value (both searches, from seat ``me``'s side)
+-------------------------------------------------------
+``scores`` on the position (on a running game, the scores as if it ended now) gives the *margin*
+``score[me] - max(score[other seats])``; a finished game adds ``WIN_WEIGHT`` times ``me``'s rank
+reward (+1 first .. -1 last), so winning outweighs any margin.
+
+Greedy: one turn of lookahead
+-----------------------------
+Each legal decision is scored by the best value ``me`` can reach before another seat decides:
+the search follows ``me``'s own further decisions while ``H_CURRENT`` is still ``me``, up to
+``depth`` decisions in all; a position where another seat decides (the turn has passed, or a rule
+asks another seat inside the turn), the game has ended, or the depth is used up is valued as it
+stands. So a single-decision turn (Callisto) is plain one-ply lookahead (plus the turns that
+follow at once when every other seat is out), and in a turn of several decisions (Calçada: bonus
+moves, declare, swaps, place) a declare is worth the best placement it allows. After ``node_cap``
+applied decisions every further position is valued as it stands (earlier root decisions are then
+searched deeper than later ones). Ties among the best root decisions are broken uniformly at
+random from ``seed``. With ``samples`` > 1 the values are averaged over that many resamples (what
+a swap reveals, say, is then an expectation rather than one guess).
+
+MCTS
+----
+UCT over decisions with one random rollout per simulation and rank rewards (+1 .. -1, a vector
+with one entry per seat, each node's decider maximising its own entry). Every simulation starts
+from a fresh ``resample`` of the root for ``me`` (seed ``episode_seed(seed, simulation)``): a
+determinised, open-loop search whose tree is keyed by decisions only, so chance and hidden cards
+are averaged over the simulations (single-observer information-set MCTS). A node of N visits
+may have up to ``ceil(widen * sqrt(N + 1))`` children (progressive widening; ``widen=0``: all
+legal decisions); while it has room, a legal decision without a child is expanded (one per
+simulation): at the root in the order of the decisions' one-step value (the greedy position
+value right after the decision, ties in random order), elsewhere uniformly at random. Otherwise
+the child maximising ``mean + c * sqrt(ln(N_parent) / N_child)`` among the decisions legal in
+this simulation is followed. The widening and the ordered root let a budget far smaller than the
+branching factor (Callisto offers hundreds of placements) still compare the promising decisions
+with many rollouts each. The decision played is the root child visited most (ties: the higher
+mean for the root's decider, then the lower index); the visit counts come back per action.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+
+import numba
+import numpy as np
+
+from gamecore.header import H_CURRENT, H_NPLAYERS, H_TERMINAL
+from gamecore.jit import jit
+from gamecore.rewards import rank_rewards
+from gamecore.rng import episode_seed, rng_below, rng_pick_legal, rng_seed
+
+#: weight of the rank reward of a finished game in a greedy position value
+WIN_WEIGHT = 1000.0
+#: default UCT exploration constant (rewards lie in [-1, 1])
+DEFAULT_C = 1.0
+#: default progressive widening factor of MCTS (0: every legal decision is tried before any repeats)
+DEFAULT_WIDEN = 2.0
+#: default cap on the decisions a greedy search applies
+DEFAULT_NODE_CAP = 20_000
+#: default depth (decisions) of the greedy turn lookahead
+DEFAULT_DEPTH = 3
+
+_BUILT: dict[str, tuple] = {}
+
+
+@jit
+def margin(scores: np.ndarray, n: int, me: int) -> float:
+    """``scores[me]`` minus the best score among the other seats."""
+    best = -math.inf
+    for q in range(n):
+        if q != me and scores[q] > best:
+            best = scores[q]
+    return scores[me] - best
+
+
+@jit
+def pick_best(values: np.ndarray, mask: np.ndarray, rng: np.ndarray) -> int:
+    """A uniformly random legal index among those with the highest value (-1 if none legal)."""
+    best = -math.inf
+    count = 0
+    for a in range(values.shape[0]):
+        if mask[a] == 0:
+            continue
+        if values[a] > best + 1e-9:
+            best = values[a]
+            count = 1
+        elif values[a] > best - 1e-9:
+            count += 1
+    if count == 0:
+        return -1
+    k = rng_below(rng, 0, count)
+    for a in range(values.shape[0]):
+        if mask[a] != 0 and values[a] > best - 1e-9:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+def build(K: ModuleType) -> tuple:
+    """(batch_greedy, batch_mcts) for the rules module ``K`` (built once per module)."""
+    if K.__name__ in _BUILT:
+        return _BUILT[K.__name__]
+
+    @jit
+    def batch_greedy(states, seats, depth, node_cap, samples, seeds, masks, values, actions):
+        """Greedy decision of seat ``seats[i]`` in ``states[i]`` into ``actions[i]``; ``values[i, a]``
+        gets the value of each legal decision (-inf elsewhere; the mean over ``samples``
+        resamples) and ``masks[i]`` the legal mask. ``depth`` >= 1 decisions of the own turn are
+        looked at."""
+        L = states.shape[1]
+        A = masks.shape[1]
+        for i in range(states.shape[0]):
+            me = seats[i]
+            n = states[i, H_NPLAYERS]
+            st = np.empty((depth + 1, L), dtype=np.int64)
+            mk = np.zeros((depth + 1, A), dtype=np.int8)
+            cursor = np.zeros(depth + 1, dtype=np.int64)
+            act = np.zeros(depth + 1, dtype=np.int64)
+            best = np.full(depth + 1, -math.inf)
+            sc = np.zeros(n)
+            keys = np.zeros(n)
+            rr = np.zeros(n)
+            rng = np.zeros(1, dtype=np.int64)
+            rng_seed(rng, 0, seeds[i])
+            total = np.zeros(A)
+            for smp in range(samples):
+                st[0] = states[i]
+                K.resample(st[0], me, episode_seed(seeds[i], -1 - smp))
+                K.legal_mask(st[0], mk[0])
+                for a in range(A):
+                    values[i, a] = -math.inf
+                cursor[0] = 0
+                nodes = 0
+                lv = 0
+                while True:
+                    a = -1
+                    for b in range(cursor[lv], A):
+                        if mk[lv, b] != 0:
+                            a = b
+                            break
+                    if a < 0:  # level exhausted: its best value goes to the decision that led here
+                        if lv == 0:
+                            break
+                        v = best[lv]
+                        lv -= 1
+                        if lv == 0:
+                            values[i, act[0]] = v
+                        elif v > best[lv]:
+                            best[lv] = v
+                        continue
+                    cursor[lv] = a + 1
+                    act[lv] = a
+                    nxt = st[lv + 1]
+                    nxt[:] = st[lv]
+                    K.apply(nxt, a)
+                    nodes += 1
+                    leaf = lv + 1 >= depth or nodes >= node_cap or nxt[H_TERMINAL] != 0 or nxt[H_CURRENT] != me
+                    if leaf:
+                        K.scores(nxt, sc)
+                        v = margin(sc, n, me)
+                        if nxt[H_TERMINAL] != 0:
+                            K.rank_keys(nxt, keys)
+                            rank_rewards(keys, n, rr)
+                            v += WIN_WEIGHT * rr[me]
+                        if lv == 0:
+                            values[i, a] = v
+                        elif v > best[lv]:
+                            best[lv] = v
+                    else:
+                        lv += 1
+                        K.legal_mask(st[lv], mk[lv])
+                        cursor[lv] = 0
+                        best[lv] = -math.inf
+                for a in range(A):
+                    if mk[0, a] != 0:
+                        total[a] += values[i, a]
+            masks[i] = mk[0]
+            for a in range(A):
+                values[i, a] = total[a] / samples if mk[0, a] != 0 else -math.inf
+            actions[i] = pick_best(values[i], mk[0], rng)
+
+    @jit
+    def batch_mcts(states, seats, budget, c_uct, widen, seeds, determinize, visits, actions):
+        """MCTS decision of seat ``seats[i]`` in ``states[i]`` after ``budget`` simulations into
+        ``actions[i]``; ``visits[i, a]`` gets the root visit count of each decision. ``widen`` > 0
+        lets a node of N visits have at most ``ceil(widen * sqrt(N + 1))`` children (0: no limit).
+        ``determinize=False`` searches the states as given (for perfect-information analysis and
+        for tests that show what resampling protects against)."""
+        L = states.shape[1]
+        A = visits.shape[1]
+        for i in range(states.shape[0]):
+            me = seats[i]
+            n = states[i, H_NPLAYERS]
+            cap = budget + 1
+            node_action = np.zeros(cap, dtype=np.int64)
+            node_parent = np.full(cap, -1, dtype=np.int64)
+            node_first = np.full(cap, -1, dtype=np.int64)
+            node_next = np.full(cap, -1, dtype=np.int64)
+            node_n = np.zeros(cap, dtype=np.int64)
+            node_w = np.zeros((cap, n))
+            used = 1
+            sim = np.empty(L, dtype=np.int64)
+            mask = np.zeros(A, dtype=np.int8)
+            stamp = np.zeros(A, dtype=np.int64)
+            child_of = np.zeros(A, dtype=np.int64)
+            keys = np.zeros(n)
+            reward = np.zeros(n)
+            rng = np.zeros(1, dtype=np.int64)
+            rng_seed(rng, 0, seeds[i])
+            # the root's decisions in order of their one-step value (ties in random order)
+            sc = np.zeros(n)
+            prior = np.full(A, -math.inf)
+            sim[:] = states[i]
+            if determinize:
+                K.resample(sim, me, episode_seed(seeds[i], -1))
+            root = sim.copy()
+            count = K.legal_mask(root, mask)
+            for a in range(A):
+                if mask[a] != 0:
+                    sim[:] = root
+                    K.apply(sim, a)
+                    K.scores(sim, sc)
+                    prior[a] = margin(sc, n, root[H_CURRENT])
+                    if sim[H_TERMINAL] != 0:
+                        K.rank_keys(sim, keys)
+                        rank_rewards(keys, n, reward)
+                        prior[a] += WIN_WEIGHT * reward[root[H_CURRENT]]
+                    prior[a] += 1e-6 * (rng_below(rng, 0, 1 << 20) / (1 << 20))
+            root_order = np.argsort(-prior)[:count]
+            tick = 0
+            for it in range(budget):
+                sim[:] = states[i]
+                if determinize:
+                    K.resample(sim, me, episode_seed(seeds[i], it))
+                node = 0
+                while sim[H_TERMINAL] == 0:
+                    count = K.legal_mask(sim, mask)
+                    tick += 1
+                    ch = node_first[node]
+                    tried = 0
+                    while ch >= 0:
+                        a = node_action[ch]
+                        if mask[a] != 0:
+                            stamp[a] = tick
+                            child_of[a] = ch
+                            tried += 1
+                        ch = node_next[ch]
+                    decider = sim[H_CURRENT]
+                    room = used < cap and tried < count
+                    if room and widen > 0.0:
+                        room = tried < math.ceil(widen * math.sqrt(node_n[node] + 1.0))
+                    if room:
+                        pick = -1
+                        if node == 0:
+                            for j in range(root_order.shape[0]):
+                                a = root_order[j]
+                                if mask[a] != 0 and stamp[a] != tick:
+                                    pick = a
+                                    break
+                        if pick < 0:
+                            k = rng_below(rng, 0, count - tried)
+                            for a in range(A):
+                                if mask[a] != 0 and stamp[a] != tick:
+                                    if k == 0:
+                                        pick = a
+                                        break
+                                    k -= 1
+                        child = used
+                        used += 1
+                        node_action[child] = pick
+                        node_parent[child] = node
+                        node_next[child] = node_first[node]
+                        node_first[node] = child
+                        K.apply(sim, pick)
+                        node = child
+                        break
+                    if tried == 0:  # no room left in the tree: roll out from here
+                        break
+                    log_n = math.log(node_n[node] + 1.0)
+                    best = -math.inf
+                    best_child = -1
+                    for a in range(A):
+                        if mask[a] != 0 and stamp[a] == tick:
+                            ch = child_of[a]
+                            nc = node_n[ch]
+                            u = node_w[ch, decider] / nc + c_uct * math.sqrt(log_n / nc)
+                            if u > best:
+                                best = u
+                                best_child = ch
+                    K.apply(sim, node_action[best_child])
+                    node = best_child
+                while sim[H_TERMINAL] == 0:
+                    count = K.legal_mask(sim, mask)
+                    K.apply(sim, rng_pick_legal(mask, count, rng, 0))
+                K.rank_keys(sim, keys)
+                rank_rewards(keys, n, reward)
+                while node >= 0:
+                    node_n[node] += 1
+                    for q in range(n):
+                        node_w[node, q] += reward[q]
+                    node = node_parent[node]
+            root_decider = states[i, H_CURRENT]
+            for a in range(A):
+                visits[i, a] = 0
+            best_a = -1
+            best_n = -1
+            best_q = -math.inf
+            ch = node_first[0]
+            while ch >= 0:
+                a = node_action[ch]
+                visits[i, a] = node_n[ch]
+                q = node_w[ch, root_decider] / max(node_n[ch], 1)
+                if node_n[ch] > best_n or (node_n[ch] == best_n and (q > best_q or (q == best_q and a < best_a))):
+                    best_n = node_n[ch]
+                    best_q = q
+                    best_a = a
+                ch = node_next[ch]
+            if best_a < 0:  # budget 0: a random legal decision
+                count = K.legal_mask(states[i], mask)
+                best_a = rng_pick_legal(mask, count, rng, 0)
+            actions[i] = best_a
+
+    _BUILT[K.__name__] = (batch_greedy, batch_mcts)
+    return _BUILT[K.__name__]
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _run_rows(kernel, rows: int, call) -> None:
+    """Run ``call(lo, hi)`` over row blocks on ``numba.get_num_threads()`` threads (the kernels
+    release the GIL, so the searches of a batch run side by side without a parallel kernel)."""
+    global _POOL
+    threads = min(rows, numba.get_num_threads())
+    if threads <= 1:
+        call(0, rows)
+        return
+    if _POOL is None or _POOL._max_workers < threads:
+        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="gamecore-search")
+    bounds = np.linspace(0, rows, threads + 1).astype(int)
+    futures = [_POOL.submit(call, int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+    for f in futures:
+        f.result()
+
+
+def greedy_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int, seeds: np.ndarray,
+                   depth: int = DEFAULT_DEPTH, node_cap: int = DEFAULT_NODE_CAP,
+                   samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(actions, values) of the greedy search for each row of ``states``."""
+    greedy, _ = build(K)
+    b = states.shape[0]
+    states = np.ascontiguousarray(states, dtype=np.int64)
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    actions = np.zeros(b, dtype=np.int64)
+    values = np.zeros((b, num_actions))
+    masks = np.zeros((b, num_actions), dtype=np.int8)
+
+    def call(lo: int, hi: int) -> None:
+        greedy(states[lo:hi], seats[lo:hi], int(depth), int(node_cap), int(samples), seeds[lo:hi], masks[lo:hi],
+               values[lo:hi], actions[lo:hi])
+
+    _run_rows(greedy, b, call)
+    return actions, values
+
+
+def mcts_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int, seeds: np.ndarray,
+                 budget: int, c_uct: float = DEFAULT_C, widen: float = DEFAULT_WIDEN,
+                 determinize: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(actions, root visit counts) of an MCTS of ``budget`` simulations for each row of ``states``."""
+    _, mcts = build(K)
+    b = states.shape[0]
+    states = np.ascontiguousarray(states, dtype=np.int64)
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    actions = np.zeros(b, dtype=np.int64)
+    visits = np.zeros((b, num_actions), dtype=np.int64)
+
+    def call(lo: int, hi: int) -> None:
+        mcts(states[lo:hi], seats[lo:hi], int(budget), float(c_uct), float(widen), seeds[lo:hi], bool(determinize),
+             visits[lo:hi], actions[lo:hi])
+
+    _run_rows(mcts, b, call)
+    return actions, visits
+
+
+__all__ = ["build", "greedy_actions", "mcts_actions", "WIN_WEIGHT", "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH",
+           "DEFAULT_NODE_CAP"]

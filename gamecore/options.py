@@ -1,0 +1,30 @@
+"""One check for the keyword options of every constructor that is not the AEC env.
+
+The AEC env lists its own keywords in :meth:`GameSpec.known_options`; the batched games, the SB3
+``VecEnv``, the single-agent Gymnasium env and the RLlib env each take a different set around the
+game's options, so each names its own, and an unknown keyword is refused with the list of exactly
+what *that* constructor accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from gamecore.protocol import GameSpec
+
+
+def check_options(game: GameSpec, options: Mapping[str, Any], accepted: Iterable[str], where: str) -> None:
+    """Raise TypeError if ``options`` holds a keyword that is neither ``num_players``, one of the
+    game's own options nor in ``accepted`` (the constructor's other keywords)."""
+    own = list(accepted)
+    known = ["num_players", *game.option_defaults, *(k for k in own if k not in game.option_defaults)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(
+            f"{game.name}: {where}: unknown option(s) {', '.join(map(repr, unknown))}; "
+            f"known options: {', '.join(known)}"
+        )
+
+
+__all__ = ["check_options"]

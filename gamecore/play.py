@@ -1,0 +1,252 @@
+"""Play a game in the terminal against agents (``python -m gamecore play <game> --vs mcts:400``).
+
+People take any seats (``--human 0 2``, or ``--human all`` for a table of people); the other
+seats are played by the ``--vs`` agent(s). At a person's turn the board is drawn (in colour unless
+``--no-color`` or ``NO_COLOR`` is set) from that seat's view, with the legal decisions numbered in
+game notation. Type:
+
+=================  ===================================================================
+``7``              play decision 7 of the list
+``T5 r90 c5``      play a decision by its name; a prefix lists (or, if unique, plays) the matches
+``?`` / ``help``   this help
+``m`` / ``moves``  list every legal decision (long lists are grouped by their first word)
+``h`` / ``hint``   what the hint agent (the first opponent, or ``--hint``) would play here
+``u`` / ``undo``   back to your previous decision (the agents' replies are taken back too)
+``save FILE``      write the game record (JSON: options, seed, decisions) to FILE
+``load FILE``      continue a saved game
+``b`` / ``board``  draw the board again
+``q`` / ``quit``   stop (the game so far is kept in ``--save`` if given)
+=================  ===================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any, TextIO
+
+import numpy as np
+
+from gamecore.agents import Agent, make_agent
+from gamecore.games import get_game
+from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+from gamecore.replay import GameRecord, make_env, replay_env
+from gamecore.rewards import rank_rewards
+
+HELP = (__doc__ or "").split("Type:", 1)[-1].strip("\n")
+LIST_ALL = 40  # longer move lists are grouped by their first word
+
+
+def natural_key(text: str) -> list:
+    """Sort key reading digit runs as numbers: ``a2`` before ``a10``."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text)]
+
+
+class QuitGameError(Exception):
+    """The person asked to stop."""
+
+
+class TerminalGame:
+    """One game at the terminal; ``inp`` / ``out`` default to stdin / stdout (tests pass their own)."""
+
+    def __init__(self, game: str, seats: list[str], seed: int = 0, options: dict[str, Any] | None = None,
+                 hint: str | None = None, colour: bool | None = None, inp: TextIO | None = None,
+                 out: TextIO | None = None, save: str | None = None) -> None:
+        self.spec = get_game(game)
+        self.options = dict(options or {})
+        self.options["num_players"] = len(seats)
+        self.env = make_env(self.spec.name, **self.options)
+        self.seed = int(seed)
+        self.env.reset(seed=self.seed)
+        self.seats = seats
+        self.agents: dict[int, Agent] = {}
+        for s, who in enumerate(seats):
+            if who != "human":
+                self.agents[s] = make_agent(who, self.spec, seed=self.seed * 31 + s)
+        hint = hint or next((w for w in seats if w != "human"), "mcts:400")
+        self.hinter = make_agent(hint, self.spec, seed=self.seed + 977)
+        self.inp = inp or sys.stdin
+        self.out = out or sys.stdout
+        self.colour = (not os.environ.get("NO_COLOR")) if colour is None else colour
+        self.save_path = save
+        self.record = GameRecord(self.spec.name, self.spec.params_to_options(self.env.params), self.seed, [],
+                                 {str(s): w for s, w in enumerate(seats)})
+        self.marks: list[int] = []  # decisions made before each of the people's decisions reached
+
+    # ---- output --------------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def board(self, viewer: int) -> None:
+        self.say(self.spec.render_terminal(self.env.state_array, viewer, colour=self.colour))
+
+    def legal(self) -> list[tuple[str, int]]:
+        """The legal decisions, sorted by name; codes are positions in this list, from 1."""
+        return sorted(((self.env.action_to_string(a), a) for a in self.env.legal_actions()),
+                      key=lambda m: natural_key(m[0]))
+
+    def list_moves(self, moves: list[tuple[str, int]], prefix: str = "") -> None:
+        shown = [(k + 1, name) for k, (name, _) in enumerate(moves) if name.startswith(prefix)]
+        if len(shown) <= LIST_ALL:
+            width = max(len(name) for _, name in shown) + 6 if shown else 10
+            per_row = max(1, 100 // width)
+            for i in range(0, len(shown), per_row):
+                self.say("".join(f"{code:>4}  {name:<{width - 6}}" for code, name in shown[i:i + per_row]).rstrip())
+            return
+        groups: dict[str, list[int]] = {}
+        for code, name in shown:
+            groups.setdefault(name.split()[0], []).append(code)
+        self.say(f"{len(shown)} decisions; type a first word to list them:")
+        self.say("  " + "   ".join(f"{w} ({len(c)}: {c[0]}-{c[-1]})" for w, c in groups.items()))
+
+    # ---- the loop ------------------------------------------------------------------------------
+    def run(self) -> GameRecord:
+        try:
+            while not self.env.state_array[H_TERMINAL]:
+                seat = int(self.env.state_array[H_CURRENT])
+                if seat in self.agents:
+                    self.agent_turn(seat)
+                else:
+                    self.human_turn(seat)
+        except (QuitGameError, EOFError):
+            self.say("stopped.")
+            self.autosave()
+            return self.record
+        self.finish()
+        self.autosave()
+        return self.record
+
+    def autosave(self) -> None:
+        if self.save_path:
+            self.record.save(self.save_path)
+            self.say(f"saved {self.save_path}")
+
+    def play(self, action: int, who: str) -> None:
+        name = self.env.action_to_string(action)
+        self.record.actions.append(name)
+        self.env.step(action)
+        self.say(f"{who} plays: {name}")
+
+    def agent_turn(self, seat: int) -> None:
+        agent = self.agents[seat]
+        obs = self.env.observe(self.env.agent_selection)
+        state = self.env.state_array if agent.needs_state else None
+        action = agent.act_one(obs["observation"], obs["action_mask"], state, seat)
+        self.play(action, f"{self.spec.player_name(seat)} ({agent.spec})")
+
+    def human_turn(self, seat: int) -> None:
+        if not self.marks or self.marks[-1] != len(self.record.actions):
+            self.marks.append(len(self.record.actions))
+        viewer = seat if self.spec.hidden_information else VIEW_PUBLIC
+        self.say()
+        self.board(viewer)
+        moves = self.legal()
+        self.list_moves(moves)
+        while True:
+            self.out.write(f"{self.spec.player_name(seat)} [{self.spec.phase_name(self.env.state_array)}]> ")
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                raise EOFError
+            text = " ".join(line.split())
+            if not text:
+                continue
+            done = self.command(text, seat, moves)
+            if done:
+                return
+
+    def command(self, text: str, seat: int, moves: list[tuple[str, int]]) -> bool:
+        """Handle one line; True when the person's decision is taken (or the position changed)."""
+        word, _, arg = text.partition(" ")
+        low = word.lower()
+        if low in ("q", "quit", "exit"):
+            raise QuitGameError
+        if low in ("?", "help"):
+            self.say(HELP)
+            return False
+        if low in ("m", "moves"):
+            self.list_moves(moves)
+            return False
+        if low in ("b", "board"):
+            self.board(seat if self.spec.hidden_information else VIEW_PUBLIC)
+            return False
+        if low in ("h", "hint"):
+            obs = self.env.observe(self.env.agent_selection)
+            state = self.env.state_array if self.hinter.needs_state else None
+            a = self.hinter.act_one(obs["observation"], obs["action_mask"], state, seat)
+            code = [m[1] for m in moves].index(a) + 1
+            self.say(f"hint ({self.hinter.spec}): {code}  {self.env.action_to_string(a)}")
+            return False
+        if low in ("u", "undo"):
+            if len(self.marks) < 2:
+                self.say("nothing to undo")
+                return False
+            self.marks.pop()
+            self.restore(self.marks[-1])
+            self.say(f"back to decision {self.marks[-1] + 1}")
+            return True
+        if low == "save" and arg:
+            self.record.save(arg)
+            self.say(f"saved {arg}")
+            return False
+        if low == "load" and arg:
+            try:
+                rec = GameRecord.load(arg)
+                if get_game(rec.game).name != self.spec.name:
+                    raise ValueError(f"{arg} is a game of {rec.game}, not {self.spec.name}")
+                if int(rec.options.get("num_players", 0)) != len(self.seats):
+                    raise ValueError(f"{arg} has {rec.options.get('num_players')} players, this table "
+                                     f"{len(self.seats)}")
+                self.env = replay_env(rec)
+            except (OSError, ValueError) as exc:
+                self.say(f"cannot load: {exc}")
+                return False
+            self.record = GameRecord(rec.game, rec.options, rec.seed, list(rec.actions), self.record.seats)
+            self.seed = rec.seed
+            self.marks = []
+            self.say(f"loaded {arg}: {len(rec.actions)} decisions")
+            return True
+        if text.isdigit():
+            k = int(text)
+            if 1 <= k <= len(moves):
+                self.play(moves[k - 1][1], self.spec.player_name(seat))
+                return True
+            self.say(f"no decision {k}: codes are 1..{len(moves)}")
+            return False
+        exact = [a for name, a in moves if name == text]
+        if exact:
+            self.play(exact[0], self.spec.player_name(seat))
+            return True
+        matches = [(name, a) for name, a in moves if name.lower().startswith(text.lower())]
+        if len(matches) == 1:
+            self.play(matches[0][1], self.spec.player_name(seat))
+            return True
+        if matches:
+            self.list_moves(moves, prefix=matches[0][0][: len(text)])
+            return False
+        self.say(f"not a legal decision or command: {text!r} (? for help)")
+        return False
+
+    def restore(self, upto: int) -> None:
+        self.record.actions = self.record.actions[:upto]
+        self.env = replay_env(self.record)
+
+    def finish(self) -> None:
+        st = self.env.state_array
+        n = int(self.env.num_players)
+        self.say()
+        self.board(VIEW_ALL)
+        scores = np.zeros(n)
+        keys = np.zeros(n)
+        rr = np.zeros(n)
+        self.spec.kernels.scores(st, scores)
+        self.spec.kernels.rank_keys(st, keys)
+        rank_rewards(keys, n, rr)
+        self.say("game over:")
+        for s in sorted(range(n), key=lambda q: -keys[q]):
+            who = self.seats[s]
+            self.say(f"  {self.spec.player_name(s):<10} {who:<14} score {scores[s]:g}  rank reward {rr[s]:+.2f}")
+
+
+__all__ = ["TerminalGame", "HELP"]

@@ -1,0 +1,156 @@
+"""Ray RLlib adapter: every game as a turn-based ``MultiAgentEnv`` for RLlib's new API stack
+(needs the ``rllib`` extra: ``pip install "tabletop-rl-envs[rllib]"``).
+
+What it fixes compared with wrapping the AEC env in RLlib's own ``PettingZooEnv``:
+
+* observations are ``{"observations": float32 Box, "action_mask": float32 Box}`` -- the keys and
+  dtype RLlib's action-masking module
+  (``ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule``)
+  expects, and a space RLlib's default encoders can build a network for once the module has taken
+  the mask out (a flat vector by default; ``flatten=False`` keeps the game's own shape);
+* an illegal action follows ``illegal`` as for the AEC env, ``"lose"`` by default: RLlib's env
+  check and an unmasked module sample actions regardless of the mask, which then end the game
+  with -1 for the mover instead of crashing the env runner.
+
+Turn-based conventions (as RLlib's OpenSpiel and PettingZoo wrappers): each ``reset`` / ``step``
+returns an observation only for the agent that decides next, so the action dict always holds
+exactly that one agent's action; rewards are terminal only; when the game ends, every agent
+receives its final observation (mask all zero), its reward and ``terminated=True``, and
+``terminateds["__all__"]`` is True. A seat that is out before the end (Callisto) simply stops
+receiving observations until then.
+
+Build it from an RLlib ``env_config``: ``{"game": "calcada", "num_players": 3, ...}`` -- the game
+name plus every keyword of the game's ``env()`` (``reward_mode``, ``illegal``, its own options) and
+``flatten``::
+
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from gamecore.rllib import RLlibEnv, masked_ppo_config
+    config = masked_ppo_config(PPOConfig(), {"game": "callisto", "num_players": 2})
+
+``examples/rllib_ppo.py`` trains one shared self-play policy this way, locally or on a cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from gamecore.games import get_game
+from gamecore.options import check_options
+from gamecore.protocol import H_CURRENT
+from gamecore.single_agent import raw_env_class
+
+_OWN_KEYWORDS = ("game", "flatten", "reward_mode", "render_mode", "viewer", "illegal")
+
+#: the module id of the one policy every seat shares in :func:`masked_ppo_config`
+SHARED_POLICY = "shared"
+
+
+class RLlibEnv(MultiAgentEnv):
+    """A game for RLlib: one agent per seat (``player_0`` ...), the deciding one observed."""
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        cfg = dict(config or {})
+        spec = get_game(cfg.pop("game", "callisto"))
+        flatten = cfg.pop("flatten", True)
+        cfg.setdefault("illegal", "lose")
+        check_options(spec, cfg, _OWN_KEYWORDS, "RLlibEnv")
+        self.game = spec
+        self.aec = raw_env_class(spec)(**cfg)
+        raw = self.aec
+        if not isinstance(flatten, (bool, np.bool_)):
+            raise TypeError(f"flatten must be True or False, got {flatten!r}")
+        self.flatten = bool(flatten)
+        box = raw.observation_spaces[raw.possible_agents[0]]["observation"]
+        shape = (int(np.prod(box.shape)),) if self.flatten else box.shape
+        space = gym.spaces.Dict(
+            {
+                "observations": gym.spaces.Box(0.0, float(box.high.max()), shape, dtype=np.float32),
+                "action_mask": gym.spaces.Box(0.0, 1.0, (raw._num_actions,), dtype=np.float32),
+            }
+        )
+        self.possible_agents = list(raw.possible_agents)
+        self.agents = list(self.possible_agents)
+        self._agent_ids = set(self.possible_agents)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: gym.spaces.Discrete(raw._num_actions) for a in self.possible_agents}
+        self.observation_space = gym.spaces.Dict(self.observation_spaces)
+        self.action_space = gym.spaces.Dict(self.action_spaces)
+
+    def _obs(self, agent: str) -> dict[str, np.ndarray]:
+        o = self.aec.observe(agent)
+        obs = o["observation"].reshape(-1) if self.flatten else o["observation"]
+        return {"observations": obs.astype(np.float32), "action_mask": o["action_mask"].astype(np.float32)}
+
+    @property
+    def _decider(self) -> str:
+        return self.possible_agents[int(self.aec.state_array[H_CURRENT])]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed)
+        self.agents = list(self.possible_agents)
+        agent = self._decider
+        return {agent: self._obs(agent)}, {agent: {}}
+
+    def step(self, action_dict: dict[str, Any]):
+        raw = self.aec
+        if raw.game_over:
+            raise RuntimeError("the game is over: call reset()")
+        agent = self._decider
+        if agent not in action_dict:
+            raise ValueError(f"{agent} decides now; the action dict has {sorted(action_dict)}")
+        raw.step(action_dict[agent])
+        if raw.game_over:
+            agents = self.possible_agents
+            obs = {a: self._obs(a) for a in agents}
+            rewards = {a: float(raw.rewards[a]) for a in agents}
+            infos = {a: dict(raw.infos.get(a, {})) for a in agents}
+            done = dict.fromkeys(agents, True)
+            return obs, rewards, {**done, "__all__": True}, {**dict.fromkeys(agents, False), "__all__": False}, infos
+        nxt = self._decider
+        # RLlib wants a reward with every observation of an agent that has acted: mid-game it is 0
+        return {nxt: self._obs(nxt)}, {nxt: 0.0}, {"__all__": False}, {"__all__": False}, {nxt: {}}
+
+    def render(self) -> Any:
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
+
+
+def action_masking_module_spec(model_config: dict[str, Any] | None = None):
+    """An ``RLModuleSpec`` of RLlib's own action-masking PPO module (torch)."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config=dict(model_config or {"fcnet_hiddens": [128, 128], "head_fcnet_hiddens": []}),
+    )
+
+
+def shared_policy_mapping(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    """Every seat plays the same policy (self-play with parameter sharing)."""
+    return SHARED_POLICY
+
+
+def masked_ppo_config(config: Any, env_config: dict[str, Any], model_config: dict[str, Any] | None = None) -> Any:
+    """``config`` (a ``PPOConfig``) set up for a game: :class:`RLlibEnv` with ``env_config``, one
+    policy shared by every seat, and RLlib's action-masking module. RLlib's env check stays on: it
+    steps sampled (unmasked) actions, which forfeit under the default ``illegal="lose"``."""
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    return (
+        config.environment(RLlibEnv, env_config=dict(env_config))
+        .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=shared_policy_mapping)
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED_POLICY: action_masking_module_spec(model_config)})
+        )
+    )
+
+
+__all__ = ["RLlibEnv", "SHARED_POLICY", "action_masking_module_spec", "masked_ppo_config", "shared_policy_mapping"]

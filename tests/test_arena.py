@@ -1,0 +1,90 @@
+"""The arena: schedules, statistics, ratings, and the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gamecore import arena
+from gamecore.batched import BatchedGames
+from gamecore.cli import main
+
+
+def test_every_agent_meets_every_other_in_every_seat():
+    assert arena.seat_schedule(3, 2) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
+    assert len(arena.seat_schedule(4, 4)) == 24
+    few = arena.seat_schedule(2, 3)  # fewer agents than seats: every agent plays in every game
+    assert len(few) == 6 and all(set(t) == {0, 1} for t in few)
+    assert arena.seat_schedule(1, 3) == [(0, 0, 0)]
+    with pytest.raises(ValueError):
+        arena.seat_schedule(0, 2)
+
+
+def test_games_given_one_stream_are_one_deal():
+    games = BatchedGames("calcada", 4, num_players=2)
+    games.reset(streams=np.array([5, 5, 6, 6]))
+    s = games.states
+    assert np.array_equal(s[0], s[1]) and np.array_equal(s[2], s[3]) and not np.array_equal(s[0], s[2])
+    with pytest.raises(ValueError, match="streams"):
+        games.reset(streams=np.array([1, 2]))
+
+
+def test_intervals():
+    lo, hi = arena.wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    assert arena.wilson(0, 10)[0] == 0.0 and arena.wilson(10, 10)[1] == pytest.approx(1.0)
+    mean, half = arena.mean_ci([1.0, -1.0, 1.0, -1.0])
+    assert mean == 0.0 and half == pytest.approx(1.96 * 2 / np.sqrt(3) / 2, rel=1e-3)
+
+
+def test_a_small_arena_plays_whole_deals_and_ranks_greedy_above_random():
+    run = arena.play("calcada", ["random", "greedy"], 2, games=7, seed=3, parallel=4)
+    assert len(run.results) == 8  # rounded up to whole deals: 4 deals x 2 seatings
+    by_deal: dict[int, set] = {}
+    for r in run.results:
+        by_deal.setdefault(r.deal, set()).add(r.seating)
+        assert sum(r.rank_reward) == pytest.approx(0.0)
+    assert by_deal == {d: {(0, 1), (1, 0)} for d in range(4)}
+    summary = arena.summarize(run)
+    rnd, greedy = summary["per_agent"]["random"], summary["per_agent"]["greedy"]
+    assert rnd["seats_played"] == greedy["seats_played"] == 8
+    assert rnd["win_rate"] + greedy["win_rate"] == pytest.approx(1.0)
+    assert greedy["score"] > rnd["score"] and greedy["rank_reward"] > 0 > rnd["rank_reward"]
+    assert greedy["rating"]["mu"] > 25 > rnd["rating"]["mu"]
+    lo, hi = greedy["win_rate_ci95"]
+    assert lo <= greedy["win_rate"] <= hi
+    h2h = summary["head_to_head"]
+    assert h2h[0][0] is None and h2h[1][0] == pytest.approx(greedy["win_rate"])  # two players: wins
+    assert h2h[0][1] + h2h[1][0] == pytest.approx(1.0)
+    table = arena.format_table(summary)
+    assert table.splitlines()[4].startswith("| `greedy` |")  # best rating first
+    assert "| `greedy` | – | " in table
+
+
+def test_arena_command_prints_the_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "arena.json"
+    main(["arena", "callisto", "--agents", "random", "greedy", "--games", "4", "--threads", "1",
+          "--json", str(out)])
+    text = capsys.readouterr().out
+    assert "| `greedy` |" in text and "| `random` |" in text
+    data = json.loads(out.read_text())
+    assert data["games"] == 4 and data["agents"] == ["random", "greedy"]
+    assert len(data["results"]) == 4 and set(data["per_agent"]) == {"random", "greedy"}
+    with pytest.raises(SystemExit):
+        main(["arena", "callisto", "--agents", "nonsense", "--games", "2"])
+
+
+def test_tables_rewrites_the_readme_section_between_its_markers(tmp_path, capsys):
+    from gamecore.cli import BEGIN, END
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\nbefore\n\n{BEGIN}\nold tables\n{END}\n\nafter\n")
+    main(["tables", "--games", "2", "--mcts", "4", "--only", "callisto", "--models", str(tmp_path), "--threads", "1",
+          "--readme", str(readme)])
+    text = readme.read_text()
+    assert text.startswith("# Title\n\nbefore\n\n" + BEGIN) and text.endswith(END + "\n\nafter\n")
+    assert "old tables" not in text
+    assert "Produced by `python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto" in text
+    assert "| `mcts:4` |" in text and "no trained model at" in text

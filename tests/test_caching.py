@@ -1,0 +1,144 @@
+"""Compiled kernels are cached across processes, never stale, and importing works where nothing
+can be written.
+
+These run fresh interpreters (numba's cache is per process) against private cache directories, on
+a copy of the project's packages where a test edits sources."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import GAME_NAMES
+from gamecore import jit as gjit
+from gamecore.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+PROBE = r"""
+import json, sys, warnings
+warnings.simplefilter("always")
+caught = []
+warnings.showwarning = lambda m, c, *a, **k: caught.append(f"{c.__name__}: {m}")
+import numpy as np
+from gamecore.batched import BatchedGames
+from gamecore.batch_kernels import build
+name = sys.argv[1]
+b = BatchedGames(name, 4, seed=0)
+obs, masks = b.reset()
+reset, step, rollout = build(b.game.kernels)
+stats = {"hits": sum(reset.stats.cache_hits.values()), "misses": sum(reset.stats.cache_misses.values())}
+from gamecore.protocol import H_NPLAYERS
+print(json.dumps({"stats": stats, "state0": [int(x) for x in b.states[0]], "warnings": caught,
+                  "obs_sum": int(obs.sum())}))
+"""
+
+
+def run_probe(game: str, cache_dir: Path | None, cwd: Path = ROOT, prelude: str = "") -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    env["PYTHONPATH"] = str(cwd)
+    proc = subprocess.run([sys.executable, "-c", prelude + PROBE, game], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_cache_stamps_are_installed():
+    """If numba's caching internals move, this fails in CI instead of kernels going stale quietly."""
+    from numba.core import caching
+
+    assert gjit.CACHE_STAMPED
+    names = [cls.__name__ for cls in caching.CacheImpl._locator_classes]
+    assert names[0].startswith("Stamped") and names[-1] == "TempDirLocator"
+
+
+def test_every_module_with_kernels_is_a_kernel_source():
+    """Cache stamps cover exactly the kernel sources: a jitted function anywhere else would escape
+    them, so its edits could leave stale machine code behind."""
+    sources = set(gjit.kernel_sources())
+    for pkg in ("gamecore", *GAMES.values()):
+        for path in sorted((ROOT / pkg).glob("*.py")):
+            text = path.read_text()
+            if "@jit" in text or "@pjit" in text or "njit(" in text:
+                assert path in sources or path.name == "jit.py", f"{path.relative_to(ROOT)} holds kernels"
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_a_second_process_loads_every_batched_kernel_from_the_cache(name, tmp_path):
+    first = run_probe(name, tmp_path / "cache")
+    second = run_probe(name, tmp_path / "cache")
+    assert first["stats"]["misses"] >= 1
+    assert second["stats"] == {"hits": 1, "misses": 0}
+    assert second["state0"] == first["state0"]
+
+
+def _copy_project(dst: Path) -> None:
+    for pkg in ("gamecore", *GAMES.values()):
+        shutil.copytree(ROOT / pkg, dst / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def test_a_docstring_edit_recompiles_nothing_and_a_rules_edit_recompiles_what_uses_it(tmp_path):
+    proj = tmp_path / "proj"
+    _copy_project(proj)
+    cache = tmp_path / "cache"
+    base = run_probe("calcada", cache, cwd=proj)
+    assert base["stats"]["misses"] >= 1
+    rules = proj / "calcada_env" / "rules.py"
+    layout = proj / "calcada_env" / "layout.py"
+    # a docstring (and comments) edited, lines shifted: every kernel still loads from the cache
+    text = rules.read_text()
+    rules.write_text(text.replace('"""Calçada rules as numba kernels', '"""Edited.\n\n\n# a comment\nCalçada rules as '
+                                  'numba kernels', 1).replace('"""Take the top tile', '"""Edited: take the top tile'))
+    assert rules.read_text() != text
+    after_doc = run_probe("calcada", cache, cwd=proj)
+    assert after_doc["stats"] == {"hits": 1, "misses": 0}
+    # a rule edited in the data the kernels read: the batched kernels recompile and play the new rule
+    lay = layout.read_text()
+    assert "STARTING_BONUS = 2" in lay
+    layout.write_text(lay.replace("STARTING_BONUS = 2", "STARTING_BONUS = 3"))
+    after_rule = run_probe("calcada", cache, cwd=proj)
+    assert after_rule["stats"]["misses"] >= 1
+    from calcada_env import layout as L
+
+    assert base["state0"][L.BONUS] == 2 and after_rule["state0"][L.BONUS] == 3
+
+
+READ_ONLY = r"""
+import os, tempfile
+_real = tempfile.TemporaryFile
+def _no_writes(*args, dir=None, **kwargs):
+    if dir is not None and not str(dir).startswith(os.environ.get("WRITABLE", "\0")):
+        raise PermissionError(13, "read-only file system", dir)
+    return _real(*args, dir=dir, **kwargs)
+tempfile.TemporaryFile = _no_writes
+"""
+
+
+def test_import_works_where_no_cache_directory_is_writable(tmp_path):
+    """A read-only install with a read-only home and temp dir: kernels compile uncached, with one
+    clear warning, instead of the import failing with numba's 'no locator available'."""
+    out = run_probe("callisto", None, prelude=READ_ONLY)
+    uncached = [w for w in out["warnings"] if "no writable numba cache directory" in w]
+    assert len(uncached) == 1, out["warnings"]
+    assert "NUMBA_CACHE_DIR" in uncached[0]
+    assert out["stats"] == {"hits": 0, "misses": 1}
+
+
+def test_a_read_only_install_falls_back_to_a_cache_under_the_temp_dir(tmp_path):
+    os.environ["WRITABLE"] = gjit._fallback_cache_dir()
+    try:
+        first = run_probe("callisto", None, prelude=READ_ONLY)
+        second = run_probe("callisto", None, prelude=READ_ONLY)
+    finally:
+        del os.environ["WRITABLE"]
+    assert not [w for w in first["warnings"] + second["warnings"] if "numba" in w]
+    assert second["stats"] == {"hits": 1, "misses": 0}

@@ -1,0 +1,71 @@
+"""Packaging facts a user relies on: the declared lower bounds are the versions CI tests, the
+optional extras exist for every toolkit the README names, and every package ships ``py.typed``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from gamecore.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _lower_bounds(requirements: list[str]) -> dict[str, str]:
+    bounds = {}
+    for req in requirements:
+        m = re.fullmatch(r"([A-Za-z0-9_.\-]+)(\[[^\]]*\])?>=([0-9.]+)", req.replace(" ", ""))
+        assert m, f"declare a lower bound as name>=version: {req!r}"
+        bounds[m.group(1).lower()] = m.group(3)
+    return bounds
+
+
+def test_the_minimum_versions_ci_installs_are_the_declared_lower_bounds():
+    declared = _lower_bounds(PYPROJECT["project"]["dependencies"])
+    pinned = {}
+    for line in (ROOT / ".ci" / "min-versions.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pinned[name.lower()] = version
+    assert set(pinned) == set(declared), "pin exactly the core dependencies"
+    for name, version in declared.items():
+        parts = version.split(".")
+        assert pinned[name].split(".")[: len(parts)] == parts and set(pinned[name].split(".")[len(parts):]) <= {"0"}, (
+            f"{name}: CI tests {pinned[name]} but pyproject.toml declares >={version}"
+        )
+
+
+def test_every_toolkit_has_an_extra():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    for extra in ("train", "rllib", "tianshou", "torchrl", "test", "dev"):
+        assert extra in extras
+    assert any(r.startswith("ray[rllib]") for r in extras["rllib"])
+
+
+@pytest.mark.parametrize("package", ["gamecore", *GAMES.values()])
+def test_every_package_is_typed(package):
+    assert (ROOT / package / "py.typed").is_file(), f"{package}/py.typed marks the package as typed (PEP 561)"
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["*"]
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
+    # build isolation: pip fetches the build backend pyproject.toml asks for (a venv's own setuptools
+    # may be too old, or lack the wheel command)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = tmp_path.glob("tabletop_rl_envs-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for package in ["gamecore", *GAMES.values()]:
+        assert f"{package}/py.typed" in names
