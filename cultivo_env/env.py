@@ -13,13 +13,13 @@ implemented, with every ruling on an open case and every reconstructed value: `d
 | Parallel API       | No                                                                                |
 | Manual control     | No                                                                                |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                             |
-| Action shape       | Discrete({NUM_ACTIONS})                                                                      |
-| Observation shape  | ({OBS_2},) int8 (2p), ({OBS_3},) (3p), ({OBS_4},) (4p)                                           |
+| Action shape       | Discrete({NUM_ACTIONS})                                                           |
+| Observation shape  | ({OBS_2},) int8 (2p), ({OBS_3},) (3p), ({OBS_4},) (4p)                             |
 | Observation values | [0, 127]                                                                          |
 
 ## Options
 `env(num_players=2, start_player=0, random_villages=True, max_rounds=100, reward_mode="rank",
-render_mode=None)`. The map is the fixed default map of the player count (6 / 8 / 10 villages);
+render_mode=None, viewer="public")`. The map is the fixed default map of the player count (6 / 8 / 10 villages);
 `random_villages=True` deals the village tiles to its places, each turned one way or the other,
 from the seed (`False`: V1, V2, ... in order, unturned). `max_rounds` is a safety cap that is not in
 the rules: the game ends, scored as usual, after that many rounds (random play ends in about 40).

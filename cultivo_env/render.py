@@ -136,7 +136,7 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
     height = margin + head_h + body_h + margin + seats_h + margin
     img, draw = R.canvas(width, height)
     y = margin
-    for i, s in enumerate(lines):
+    for s in lines:
         draw.text((margin, y), s, fill=R.INK, font=big)
         y += int(24 * scale)
     top = margin + head_h

@@ -47,7 +47,6 @@ from cultivo_env.layout import (
     A_SLOT,
     A_SPLIT,
     A_STALL,
-    STALL_OPTIONS,
     ACT,
     ACT_ACQUIRE,
     ACT_BUILD,
@@ -98,7 +97,6 @@ from cultivo_env.layout import (
     MAX_PLAYERS,
     MAX_ROUNDS,
     MAX_STACK,
-    MILL,
     MILL_PER_WORKER,
     MONASTERY,
     MONASTERY_MAX,
@@ -180,6 +178,7 @@ from cultivo_env.layout import (
     STALL,
     STALL_CHOICE,
     STALL_K,
+    STALL_OPTIONS,
     START,
     STATE_LEN,
     SUPPLY,
@@ -199,7 +198,6 @@ from cultivo_env.layout import (
     WORKSHOP_MAX,
     WORKSHOP_PER_TYPE,
     YELLOW,
-    obs_field_size,
 )
 from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.jit import jit
@@ -2621,6 +2619,7 @@ def check_stall_choices(state: np.ndarray, p: int, n: int) -> int:
             if code != 0:
                 return STALL_CHOICE + i + 1
             continue
-        if code < 0 or code > MAX_PLAYERS * NUM_COLOURS or not apply_stall_choice(agg, stalls[i], code, p, n, np.int64(1)):
+        if code < 0 or code > MAX_PLAYERS * NUM_COLOURS or not apply_stall_choice(
+                agg, stalls[i], code, p, n, np.int64(1)):
             return STALL_CHOICE + i + 1
     return 0
