@@ -34,6 +34,9 @@ class CultivoGame(GameSpec):
     phase_names = L.PHASE_NAMES
     hidden_information = True  # the order of the face-down stack, and which pieces left the game
 
+    def hides_information(self, num_players: int) -> bool:
+        return num_players > 2  # 2 players: no face-down stack, and every piece out of the game is alike
+
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
         if isinstance(start, bool) or not isinstance(start, (int, np.integer)):

@@ -72,13 +72,20 @@ def travel_line(state: np.ndarray) -> str | None:
     return "; ".join(parts)
 
 
-def seat_line(state: np.ndarray, p: int) -> str:
+def seat_summary(state: np.ndarray, p: int) -> str:
     goods = notation.goods_text(state[L.GOODS_S + L.NUM_COLOURS * p: L.GOODS_S + L.NUM_COLOURS * (p + 1)])
     built = [L.BUILDINGS[c] for c in range(L.NUM_COLOURS) if (int(state[L.BUILT + p]) >> c) & 1]
-    pieces = notation.owned_pieces(state, p)
     return (f"player_{p}: goods {goods}; workers {int(state[L.WORKERS_ON_MAP + p])}/10; "
             f"buildings {', '.join(built) or '-'}; VP tiles {int(state[L.VP_TILES_S + p])}; "
-            f"equipment {', '.join(pieces) or '-'}; score {int(rules.final_score(state, p))}")
+            f"score {int(rules.final_score(state, p))}")
+
+
+def seat_equipment(state: np.ndarray, p: int) -> str:
+    return f"equipment {', '.join(notation.owned_pieces(state, p)) or '-'}"
+
+
+def seat_line(state: np.ndarray, p: int) -> str:
+    return f"{seat_summary(state, p)}; {seat_equipment(state, p)}"
 
 
 def ansi(state: np.ndarray) -> str:
@@ -114,20 +121,14 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
     margin = int(14 * scale)
     big, small, tiny = _font(int(17 * scale)), _font(int(13 * scale)), _font(int(11 * scale))
     h, w = int(L.MAP_H[n]), int(L.MAP_W[n])
-    lines = [status(state)]
-    t = travel_line(state)
-    if t:
-        lines.append(t)
+    # one size per player count: two header lines always, long lines shortened to fit
+    lines = [status(state), travel_line(state) or ""]
     cur = -1 if state[H_TERMINAL] else int(state[H_CURRENT])
-    seat_lines = [seat_line(state, p) + ("   <- to decide" if p == cur else "") for p in range(n)]
-    # measure everything first so that nothing is clipped
-    _, probe = R.canvas(1, 1)
-    text_w = max([probe.textlength(s, font=big) for s in lines]
-                 + [probe.textlength(s, font=small) + 30 * scale for s in seat_lines])
+    seat_lines = [seat_summary(state, p) + ("   <- to decide" if p == cur else "") for p in range(n)]
     cell = int(86 * scale)
     market_w = L.MARKET_W * cell + int(60 * scale)
     map_w = w * px
-    width = int(max(text_w, map_w + margin + market_w) + 2 * margin)
+    width = int(max(map_w + margin + market_w, 1000 * scale) + 2 * margin)
     head_h = int(len(lines) * 24 * scale) + margin
     map_h = h * px
     market_h = (L.MARKET_W + 1) * int(cell * 0.62) + int(30 * scale)
@@ -137,7 +138,7 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
     img, draw = R.canvas(width, height)
     y = margin
     for s in lines:
-        draw.text((margin, y), s, fill=R.INK, font=big)
+        draw.text((margin, y), R.fit(s, big, width - 2 * margin), fill=R.INK, font=big)
         y += int(24 * scale)
     top = margin + head_h
     # ---- the map
@@ -209,7 +210,8 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
         sw = int(14 * scale)
         draw.rectangle([margin, y + 3, margin + sw, y + 3 + sw], fill=R.SEAT_RGB[p], outline=R.INK,
                        width=3 if p == cur else 1)
-        draw.text((margin + sw + 8, y), seat_lines[p], fill=R.INK, font=small)
+        draw.text((margin + sw + 8, y), R.fit(seat_lines[p], small, width - 2 * margin - sw - 8), fill=R.INK,
+                  font=small)
         gx = margin + sw + 8
         gy = y + int(18 * scale)
         for c in range(L.NUM_COLOURS):
@@ -217,5 +219,7 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
             draw.rectangle([gx, gy, gx + int(12 * scale), gy + int(12 * scale)], fill=COLOUR_RGB[c], outline=R.INK)
             draw.text((gx + int(15 * scale), gy - 1), str(k), fill=R.INK, font=tiny)
             gx += int(42 * scale)
+        draw.text((gx + int(8 * scale), gy - 1), R.fit(seat_equipment(state, p), tiny, width - margin - gx - 8 * scale),
+                  fill=R.INK, font=tiny)
         y += int(40 * scale)
     return R.to_array(img)
