@@ -145,20 +145,6 @@ def _text_w(draw, text: str, font) -> int:
     return box[2] - box[0]
 
 
-def _fit(draw, text: str, font, width: int) -> str:
-    """``text``, cut with an ellipsis where it would be wider than ``width`` pixels."""
-    if _text_w(draw, text, font) <= width:
-        return text
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if _text_w(draw, text[:mid] + "...", font) <= width:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo] + "..."
-
-
 def _disc(draw, x: int, y: int, rad: int, d: int) -> None:
     if d >= L.WHITE_BASE:
         draw.ellipse([x - rad, y - rad, x + rad, y + rad], fill=WHITE_DISC, outline=R.SEAT_RGB[d - L.WHITE_BASE],
@@ -223,7 +209,7 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
     img, draw = R.canvas(width, height)
     y0 = pad
     cur = None if state[H_TERMINAL] else int(state[H_CURRENT])
-    draw.text((pad, y0), _fit(probe, title, font, width - 2 * pad), fill=R.SEAT_RGB[cur] if cur is not None else R.INK,
+    draw.text((pad, y0), R.fit(title, font, width - 2 * pad), fill=R.SEAT_RGB[cur] if cur is not None else R.INK,
               font=font)
     y0 += lh + lh // 2
     # city grid: cells and the disc stacks on the streets between them
@@ -320,6 +306,6 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
             colour = R.shade(R.SEAT_RGB[p], 0.8)
             if cur == p:
                 draw.rectangle([x0 - 4, y - 1, x0 + right_w + 2, y + lh - 2], outline=R.SEAT_RGB[p], width=2)
-        draw.text((x0, y), _fit(probe, line, small, right_w), fill=colour, font=small)
+        draw.text((x0, y), R.fit(line, small, right_w), fill=colour, font=small)
         y += lh
     return R.to_array(img)

@@ -11,6 +11,7 @@ GAMES = {
     "callisto": "callisto_env",
     "calcada": "calcada_env",
     "calimala": "calimala_env",
+    "cultivo": "cultivo_env",
 }
 
 

@@ -156,6 +156,11 @@ class GameSpec:
     #: True when some seat may not see part of the state (hands, stacks, secret cards)
     hidden_information: bool = False
 
+    def hides_information(self, num_players: int) -> bool:
+        """Whether some seat may not see part of the state at this player count (a game may hide
+        nothing at some counts: Cultivo's 2-player game has no face-down stack)."""
+        return self.hidden_information
+
     @property
     def default_players(self) -> int:
         return self.min_players

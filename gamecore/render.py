@@ -62,6 +62,21 @@ def text_width(s: str, fnt) -> float:
     return float(fnt.getlength("".join(_COMPOSED.get(ch, ch) if not _has_glyph(fnt, ch) else ch for ch in s)))
 
 
+def fit(s: str, fnt, width: float) -> str:
+    """``s``, cut with an ellipsis where it would be wider than ``width`` pixels (pictures keep one
+    size per player count, so a long line is shortened rather than widening the picture)."""
+    if text_width(s, fnt) <= width:
+        return s
+    lo, hi = 0, len(s)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_width(s[:mid] + "...", fnt) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return s[:lo] + "..."
+
+
 def text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], s: str, fnt, fill=INK) -> float:
     """Draw ``s`` with its top-left at ``xy``; letters the font lacks ("ç") are composed from a base
     letter and a drawn cedilla. Returns the x after the text."""

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gamecore.games import GAMES
+from gamecore.protocol import H_CURRENT
 
 
 def _import_all() -> dict[str, object]:
@@ -58,6 +59,14 @@ def play_to_end(raw, rng: np.random.Generator, max_steps: int = 100_000) -> None
             return
         raw.step(random_legal(raw.observe(raw.agent_selection)["action_mask"], rng))
     raise AssertionError("game did not end")
+
+
+def opening_seat(name: str) -> int:
+    """The seat that takes the first decision of a fresh game at the default player count and
+    options (Cultivo's setup opens with the seat before the start player)."""
+    raw = game_module(name).raw_env()
+    raw.reset(seed=0)
+    return int(raw.state_array[H_CURRENT])
 
 
 @pytest.fixture(params=GAME_NAMES)

@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from gamecore.games import GAMES  # noqa: E402
 
 HERE = Path(__file__).parent
-CONFIGS = {"callisto": {"num_players": 3}, "calcada": {"num_players": 3}, "calimala": {"num_players": 3}}
+CONFIGS = {"callisto": {"num_players": 3}, "calcada": {"num_players": 3}, "calimala": {"num_players": 3},
+           "cultivo": {"num_players": 3}}
 SEED = 2026
 
 

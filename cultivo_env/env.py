@@ -1,0 +1,138 @@
+"""
+# Cultivo
+
+Rita Dorra, Stefan Dorra and Andreas Zimmermann's worker-placement game (Spielefaible 2025) for 2-4
+players: place workers on the fields of Z-shaped villages, travel across the map (paying for
+every field passed and every canal crossed, unless a cart or a barge helps), produce goods, buy
+equipment at the market and raise six kinds of buildings that score at the end. The rules as
+implemented, with every ruling on an open case and every reconstructed value: `docs/rules/cultivo.md`.
+
+| Import             | `from cultivo_env import env` (or `pettingzoo.make("aec", "cultivo-v0")`)           |
+|--------------------|-----------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                          |
+| Parallel API       | No                                                                                |
+| Manual control     | No                                                                                |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                             |
+| Action shape       | Discrete({NUM_ACTIONS})                                                           |
+| Observation shape  | ({OBS_2},) int8 (2p), ({OBS_3},) (3p), ({OBS_4},) (4p)                             |
+| Observation values | [0, 127]                                                                          |
+
+## Options
+`env(num_players=2, start_player=0, random_villages=True, max_rounds=100, reward_mode="rank",
+render_mode=None, viewer="public")`. The map is the fixed default map of the player count (6 / 8 / 10 villages);
+`random_villages=True` deals the village tiles to its places, each turned one way or the other,
+from the seed (`False`: V1, V2, ... in order, unturned). `max_rounds` is a safety cap that is not in
+the rules: the game ends, scored as usual, after that many rounds (random play ends in about 40).
+
+## Observation
+A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
+is not deciding). Seat blocks are seat-relative: `rel = (seat - me) mod n`, the observer first, so
+one policy plays every seat. **Goods are unlimited: every count of goods (held, or being paid) is
+clipped to 127**; no other entry exceeds 127. The face-down stack shows by its size only; which
+pieces are in it, or left the game at setup, is never shown. Offsets of each block by player
+count (the field block repeats per field: `FIELDS + (6 + 2n + 4) f + k`):
+
+{OBS_TABLE}
+
+## Actions
+A turn is 2 actions (plus one for the 10th worker and one for each barrel bought); each action is
+a short sequence of decisions by the turn owner, named by the observation's phase one-hot:
+`action` (which action) -> Place: `place_target` -> `origin` -> `step`... -> `pay`... -> `stall`...
+-> `exchange` (8th / 9th worker); Move: `move_worker` -> `move_target` -> `step`... -> `pay`... ->
+`stall`...; Produce: `produce`; Acquire: `acquire` -> `split` -> `stall`... -> `refill` (a row and
+a column emptied at once); Build: `build` -> `stall`.... The setup is one `start` decision per
+seat (reverse seat order from the seat before the start player). A decision with a single option
+is taken automatically and never shown.
+
+{ACTION_TABLE}
+
+* A travel is chosen step by step: `step` offers the fields beside the traveller not yet on the
+  path (crossing a canal when the neighbour lies in another village) from which the target can
+  still be reached and paid for; any simple path can be chosen.
+* `pay` is asked once per passed field and per crossed canal, class by class (fields of one colour
+  and one worker owner, then the canals), with means non-decreasing within a class, so that the
+  order of equal fields is never a choice. Means: goods (2 of the field's colour to the supply, or 1
+  to the other player whose worker stands there and 1 to the supply; a canal: 2 wheat), or 1 good
+  of a cart's / barge's colour to its owner (the supply if it is the payer's own).
+* Scales act automatically; then each of the payer's market stalls may replace one paid good.
+* Every option offered can be completed: the masks are exact (see `cultivo_env.rules`).
+
+Strings (`env.unwrapped.action_to_string(a)`, `string_to_action(text)`,
+`legal_action_strings()`) read like `"place on V3.2 (red)"`, `"step across a canal to V4.5"`,
+`"pass V3.2 (red, player_1's worker): 1 red to player_1 + 1 red"`, `"canal V1.3-V4.5: own
+green barge (1 green)"`, `"green stall: 1 green for 1 yellow (supply)"`, `"pay 3 red + 1 green"`.
+Fields are named by village tile and position on it, `V3.2`.
+
+## Rewards
+At the end only. `reward_mode="rank"`: winner +1, last -1, linear in between; ties (most VP, then
+most goods left after the scored triples) share the average. `reward_mode="score"`: the final
+score (goods triples, VP tiles, equipment VP, buildings). An illegal action under `env()` ends the
+game with -1 for the mover.
+
+## Termination
+The end triggers when 4 or fewer pieces are left on the market or a player builds a 5th building;
+the round is completed, then one more full round, so the seat before the start player takes the
+last turn. (Or the `max_rounds` cap.) All seats terminate together.
+
+## The game as a dict
+`env.unwrapped.to_dict(viewer)` returns plain JSON types: `map` (`places` with the village tile on
+each and whether it is turned; `fields`, each with `field`, `name`, `place`, `village`,
+`tile_position`, `row`, `col`, `colour`, `good`, `worker`, `building` and `neighbours` with
+`canal`; `ascii`), `market` (`row_colours`, `column_colours`, a 5 x 5 `grid` of piece names or
+`None`, `pieces_left`), `stack_size`, `vp_tiles_left`, `buildings_built`, `players` (per seat
+`goods`, `workers_on_map`, `worker_fields`, `equipment`, `buildings`, `vp_tiles`, `score` with its
+parts and `tiebreak_goods`), `phase`, `current_player`, `turn_owner`, `start_player`, `round`,
+`turns`, `actions_left`, `end_triggered`, `final_round`, `action` (the action in progress: target,
+path, obligations and their means, the payment so far to the supply and to each player, stalls,
+slot, split, build field), `decisions`, `terminal`, `done_players`. Everything is public and the
+same for every viewer except `viewer="all"`, which adds `stack_top_first` and `out_of_game`.
+
+## Version history
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from cultivo_env import layout as L
+from cultivo_env.game import GAME
+from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.layout import markdown_table
+
+
+def _obs_table() -> str:
+    counts = sorted(L.OBS)
+    first = L.OBS[counts[0]]
+    rows = []
+    for b in first.blocks:
+        sizes = " / ".join(str(L.OBS[n][b.name].size) for n in counts)
+        if len({L.OBS[n][b.name].size for n in counts}) == 1:
+            sizes = str(b.size)
+        rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes, b.meaning))
+    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "observation length"))
+    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Meaning"), rows)
+
+
+def _action_table() -> str:
+    rows = [(f"`{name}`", f"{start}..{start + size - 1}", meaning) for name, start, size, meaning in L.ACTION_TABLE]
+    return markdown_table(("Block", "Actions", "Meaning (by phase)"), rows)
+
+
+__doc__ = (
+    (__doc__ or "")
+    .replace("{OBS_TABLE}", _obs_table())
+    .replace("{ACTION_TABLE}", _action_table())
+    .replace("{NUM_ACTIONS}", str(L.NUM_ACTIONS))
+    .replace("{OBS_2}", str(L.obs_len(2)))
+    .replace("{OBS_3}", str(L.obs_len(3)))
+    .replace("{OBS_4}", str(L.obs_len(4)))
+)
+
+
+class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
+    game = GAME
+
+
+env = make_env_factory(raw_env)
+
+
+env.__doc__ = f"{env.__doc__}\n{__doc__}"

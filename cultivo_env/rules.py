@@ -1,0 +1,2625 @@
+"""Cultivo rules as numba kernels on the state array (layout, tables and the action encoding in
+:mod:`cultivo_env.layout`; the rules as implemented in ``docs/rules/cultivo.md``).
+
+A turn is a sequence of decisions of the turn owner, kept as a state machine in ``H_PHASE``::
+
+    action ──place──> place_target ─> origin ─> step* ─> pay* ─> stall* ─> [exchange]
+           ──move───> move_worker ─> move_target ─> step* ─> pay* ─> stall*
+           ──produce> produce
+           ──acquire> acquire ─> split ─> stall* ─> [refill]
+           ──build──> build ─> stall*
+
+``step`` chooses the next field of a travel (a canal crossing is part of the step); ``pay`` chooses
+how one passed field or crossed canal is paid (goods, or a cart / barge and so whose); ``stall``
+lets each of the payer's market stalls replace one paid good. Scales act automatically between
+``pay`` and ``stall``. A decision with a single option is applied automatically.
+
+Exactness: the mask offers only choices that can still be completed. A travel is feasible when some
+walk (a simple path is a walk; a walk contains a simple path that passes a subset of its fields and
+canals, and costs can only fall) from the traveller to the target can be paid; :func:`travel_search`
+looks for one over (field, obligations) labels with Pareto pruning, and :func:`pay_feasible` decides
+whether a set of obligations can be paid (an exact dynamic programme over the six colours).
+
+Canonical payments (one choice per outcome): the obligations of a travel are decided class by class
+(same colour and same worker owner), options non-decreasing within a class (so the order of equal
+fields is not a choice); when scales would make two ways equal, only the way paying more goods
+before the scales act is offered (rule "C2", see :func:`pay_feasible`); purchase splits and the stall
+stage are enumerated exactly (:func:`canon_dp`) and each distinct outcome is offered once, by the
+lexicographically first way to reach it.
+
+Every rule is a named function below: ``place_wheat``, ``field_pass_increment``, ``canal_increment``,
+``apply_scales``, ``pay_feasible``, ``travel_search``, ``produce_amount``, ``can_build``,
+``purchase_feasible``, ``refill_line``, ``end_turn``, ``goods_triples``, ``building_points``,
+``final_score``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cultivo_env.layout import (
+    A_COLOUR,
+    A_EXCHANGE,
+    A_FIELD,
+    A_KIND,
+    A_MEANS,
+    A_REFILL,
+    A_SLOT,
+    A_SPLIT,
+    A_STALL,
+    ACT,
+    ACT_ACQUIRE,
+    ACT_BUILD,
+    ACT_MOVE,
+    ACT_NONE,
+    ACT_PLACE,
+    ACT_PRODUCE,
+    ACTIONS_LEFT,
+    ACTIONS_PER_TURN,
+    AGG,
+    AGG_LEN,
+    BARGE,
+    BARREL,
+    BUILD_EQUIP_VP,
+    BUILD_FIELD,
+    BUILD_GOODS,
+    BUILD_WHEAT,
+    BUILDING,
+    BUILDINGS_TOTAL,
+    BUILT,
+    CART,
+    CASTLE,
+    CASTLE_PER_VILLAGE,
+    END_BUILDINGS,
+    END_MARKET_LEFT,
+    END_TRIGGERED,
+    EQ_COST,
+    EQ_VP,
+    EQUIP_LOC,
+    EXTRA_ACTION_WORKER,
+    FIELD_COLOUR,
+    FIELDS_PER_VILLAGE,
+    FINAL_ROUND,
+    GOODS_S,
+    LOC_MARKET,
+    LOC_OUT,
+    LOC_OWNED,
+    LOC_STACK,
+    MANOR,
+    MANOR_PER_WORKER,
+    MARKET,
+    MARKET_COLOUR,
+    MARKET_SLOTS,
+    MARKET_W,
+    MAX_FIELDS,
+    MAX_OBL,
+    MAX_PLACES,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    MAX_STACK,
+    MILL_PER_WORKER,
+    MONASTERY,
+    MONASTERY_MAX,
+    MONASTERY_PER_WORKER,
+    MOVER,
+    NEIGH,
+    NUM_ACTIONS,
+    NUM_COLOURS,
+    NUM_EQUIP,
+    NUM_FIELDS,
+    NUM_PHASES,
+    NUM_PLACES,
+    NUM_TILES,
+    NUM_TYPES,
+    O_ACT,
+    O_ACTIONS_LEFT,
+    O_END,
+    O_FIELDS,
+    O_MARKET,
+    O_NEXT_VP,
+    O_OBLIGATION,
+    O_OWNER,
+    O_PAY_SEATS,
+    O_PAY_SUPPLY,
+    O_PHASE,
+    O_ROUND,
+    O_SEATS,
+    O_SLOT,
+    O_SPLIT,
+    O_STACK_N,
+    O_STALL,
+    O_START,
+    OBL_CANAL_KIND,
+    OBL_COLOUR,
+    OBL_FIELD_KIND,
+    OBL_I,
+    OBL_KIND,
+    OBL_N,
+    OBL_OCC,
+    OBL_OPT,
+    OBL_WHERE,
+    OBS_OFF,
+    OBS_SEAT,
+    P_MAX_ROUNDS,
+    P_PLAYERS,
+    P_RANDOM_VILLAGES,
+    P_START,
+    PATH,
+    PATH_N,
+    PATTERN,
+    PH_ACQUIRE,
+    PH_ACTION,
+    PH_BUILD,
+    PH_EXCHANGE,
+    PH_MOVE_TARGET,
+    PH_MOVE_WORKER,
+    PH_ORIGIN,
+    PH_PAY,
+    PH_PLACE_TARGET,
+    PH_PRODUCE,
+    PH_REFILL,
+    PH_SPLIT,
+    PH_STALL,
+    PH_START,
+    PH_STEP,
+    PLACE_FLIP,
+    PLACE_TILE,
+    PLACE_WHEAT_ARR,
+    REFILL,
+    REFILL_CHOICE,
+    ROUND,
+    SCALES,
+    SETUP_LEFT,
+    SLOT,
+    SPLIT,
+    STACK,
+    STACK_BY_COUNT,
+    STACK_N,
+    STALL,
+    STALL_CHOICE,
+    STALL_K,
+    STALL_OPTIONS,
+    START,
+    STATE_LEN,
+    SUPPLY,
+    TARGET,
+    TOOL,
+    TOWER,
+    TOWER_MAX,
+    TOWER_PER_BUILDING,
+    TURNS,
+    VISITED,
+    VP_TILE_ARR,
+    VP_TILES_S,
+    WORKER,
+    WORKERS,
+    WORKERS_ON_MAP,
+    WORKSHOP,
+    WORKSHOP_MAX,
+    WORKSHOP_PER_TYPE,
+    YELLOW,
+)
+from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL, MAX_COUNTER
+from gamecore.jit import jit
+from gamecore.kernels import check_header
+from gamecore.rng import rng_below, rng_seed, rng_shuffle
+
+STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
+
+NEG = -(1 << 30)
+#: summary of a travel's obligations packed in an int64: 4 bits per colour of passed fields without
+#: another player's worker (bits 0..23), 4 bits per colour of passed fields with one (24..47), canals
+#: in bits 48..53
+S_FOREIGN = 24
+S_CANAL = 48
+S_FIELD_MAX = 15
+S_CANAL_MAX = 63
+
+
+# =============================================================================================
+# Small accessors
+# =============================================================================================
+@jit
+def place_of(f: int) -> int:
+    return f // FIELDS_PER_VILLAGE
+
+
+@jit
+def goods(state: np.ndarray, p: int, c: int) -> int:
+    return state[GOODS_S + NUM_COLOURS * p + c]
+
+
+@jit
+def owner(state: np.ndarray, e: int) -> int:
+    """Seat owning piece ``e``, or -1."""
+    loc = state[EQUIP_LOC + e]
+    return loc - LOC_OWNED if loc >= LOC_OWNED else -1
+
+
+@jit
+def owns(state: np.ndarray, p: int, kind: int, c: int) -> bool:
+    return state[EQUIP_LOC + NUM_COLOURS * kind + c] == LOC_OWNED + p
+
+
+@jit
+def equipment_value(state: np.ndarray, p: int, c: int) -> int:
+    """Printed VP of the seat's equipment of colour c."""
+    v = 0
+    for t in range(NUM_TYPES):
+        if owns(state, p, t, c):
+            v += EQ_VP[t]
+    return v
+
+
+@jit
+def place_wheat(k: int) -> int:
+    """Wheat paid before placing the k-th worker (workers 5-6: 1, 7-8: 2, 9: 3, 10: 4)."""
+    return PLACE_WHEAT_ARR[k - 1]
+
+
+@jit
+def bit(f: int) -> np.int64:
+    return np.int64(1) << np.int64(f)
+
+
+@jit
+def copy_range(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, k: int) -> None:
+    """``dst[doff:doff + k] = src[soff:soff + k]`` (a loop: no broadcasting machinery to compile)."""
+    for i in range(k):
+        dst[doff + i] = src[soff + i]
+
+
+@jit
+def pay_context(state: np.ndarray, p: int):
+    """The payer's goods, own scales and stalls, and the owner of each colour's cart and barge
+    (views of one small array)."""
+    ctx = np.empty(5 * NUM_COLOURS, dtype=np.int64)
+    H = ctx[0:6]
+    scal = ctx[6:12]
+    stl = ctx[12:18]
+    cown = ctx[18:24]
+    bown = ctx[24:30]
+    for c in range(NUM_COLOURS):
+        H[c] = goods(state, p, c)
+        scal[c] = 1 if state[EQUIP_LOC + NUM_COLOURS * SCALES + c] == LOC_OWNED + p else 0
+        stl[c] = 1 if state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p else 0
+        cown[c] = owner(state, NUM_COLOURS * CART + c)
+        bown[c] = owner(state, NUM_COLOURS * BARGE + c)
+    return H, scal, stl, cown, bown
+
+
+# =============================================================================================
+# Payment rules
+# =============================================================================================
+@jit
+def apply_scales(agg: np.ndarray, base: int, scal: np.ndarray) -> None:
+    """Scales of colour c: when the action's goods of c into the supply total more than 1, one fewer
+    is paid (in place, on the supply row of the aggregate at ``agg[base:]``)."""
+    for c in range(NUM_COLOURS):
+        i = base + NUM_COLOURS * SUPPLY + c
+        if scal[c] and agg[i] > 1:
+            agg[i] -= 1
+
+
+@jit
+def stall_score(net: int, h: int, has_stall: int) -> int:
+    """One colour's part of the stall rule: -(goods missing), or +1 if a stall of this colour could
+    stand in for a missing good elsewhere (the player keeps a good of it)."""
+    d = net - h
+    if d > 0:
+        return -d
+    if has_stall and d < 0:
+        return 1
+    return 0
+
+
+@jit
+def affordable(P: np.ndarray, H: np.ndarray, stl: np.ndarray) -> bool:
+    """Goods ``P`` (after scales) can be paid from ``H`` with the help of market stalls: each stall
+    of colour s with a good of s to spare stands in for one missing good of another colour."""
+    total = 0
+    for c in range(NUM_COLOURS):
+        total += stall_score(P[c], H[c], stl[c])
+    return total >= 0
+
+
+@jit
+def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl_tfo, fl_qcart, fl_bargey,
+                 e, f1, f2, m, r_res, c_res, canal_res, c2, work) -> bool:
+    """Can the rest of a travel's obligations be paid?
+
+    ``P0`` / ``sp0``: goods the payer already owes (all / to the supply) per colour, placement wheat
+    included. Undecided obligations: per colour, ``e`` passed fields paid as 2 goods to the supply
+    when paid with goods, ``f1`` / ``f2`` fields with another player's worker (1 good to that player,
+    1 to the supply; ``f1`` those whose worker owner owns the cart of the field's colour), and ``m``
+    canals (2 wheat). Any field may instead be paid with 1 good of a cart's colour (to the cart's
+    owner), any canal with 1 good of a barge's colour. ``r_res`` more fields must be paid by carts of
+    colours ``>= c_res`` (the rest of a class whose last decided field used cart ``c_res``);
+    ``canal_res``: the remaining canals must be paid by barges of colours ``>= c_res``.
+
+    Scales act on the supply totals; then the stall rule (:func:`affordable`) decides.
+
+    ``c2`` enforces the canonical-way rule for scales: with own scales of colour c, a way whose
+    supply total of c before the scales is exactly 1 is not offered when the same outcome is reached
+    by paying one more good of c that the scales then remove, i.e. when (i) the payer's own cart c
+    is used and some field of colour c paid as 2 goods to the supply is carted, or (ii) the cart c
+    of its owner q is used and some field of colour c with q's worker is carted, or (iii) c is
+    yellow and the payer's own yellow barge is used. ``fl_*`` say which of these already hold in
+    the decided part (per colour; ``fl_bargey`` for (iii)).
+
+    Exact: a dynamic programme over the colours; its state is (free cart units still to place, the
+    restricted ones, barge units placed) and its value the best stall score so far.
+    """
+    G = 0
+    for c in range(NUM_COLOURS):
+        G += e[c] + f1[c] + f2[c]
+    nst = 0  # stalls that can help: a good of their colour to spare
+    elig = work[0:6]  # ``work``: 18 int64 of scratch
+    gen_after = work[6:12]
+    cons_after = work[12:18]
+    for c in range(NUM_COLOURS):
+        elig[c] = 0
+        gen_after[c] = 0
+        cons_after[c] = 0
+        if stl[c] and H[c] > 0:
+            elig[c] = 1
+            nst += 1
+    W = 2 * G + 1
+    R = r_res + 1
+    M = m + 1
+    size = W * R * M
+    cur = np.full(size, NEG, dtype=np.int64)
+    cur[(G * R + r_res) * M + 0] = 0
+    nxt = np.empty(size, dtype=np.int64)
+    rem_st = nst
+    # after colour c the free balance must lie in [-(generation still possible), consumption still
+    # possible], or it can never return to 0
+    for c in range(NUM_COLOURS - 2, -1, -1):
+        gen_after[c] = gen_after[c + 1] + e[c + 1] + f1[c + 1] + f2[c + 1]
+        cons_after[c] = cons_after[c + 1] + (min(G, H[c + 1] + nst + 1) if cown[c + 1] >= 0 else 0)
+    for c in range(NUM_COLOURS):
+        rem_st -= elig[c]  # helping stalls of the colours after this one
+        nxt[:] = NEG
+        lo_fb = -gen_after[c]
+        hi_fb = cons_after[c]
+        hascart = cown[c] >= 0
+        owncart = cown[c] == payer
+        hasbarge = bown[c] >= 0 and (canal_res == 0 or c >= c_res)
+        ownbarge = bown[c] == payer
+        resok = hascart and r_res > 0 and c >= c_res
+        # more than the goods of c (+1 for its scales, +1 per helping stall) can never be paid in c
+        cap = H[c] + scal[c] + nst - P0[c]
+        if cap < 0:
+            cap = 0
+        umax = min(G, cap) if hascart else 0
+        ec = e[c]
+        f1c = f1[c]
+        f2c = f2[c]
+        for fbi in range(W):
+            fb = fbi - G
+            for rb in range(R):
+                for bu in range(M):
+                    val = cur[(fbi * R + rb) * M + bu]
+                    if val == NEG:
+                        continue
+                    if val + rem_st + elig[c] < 0:
+                        continue  # no stall can make up for it any more
+                    urmax = min(rb, cap) if resok else 0
+                    vmax = min(m - bu, cap) if hasbarge else 0
+                    for te in range(ec + 1):
+                        for t1 in range(f1c + 1):
+                            for t2 in range(f2c + 1):
+                                g = te + t1 + t2
+                                bP = P0[c] + 2 * (ec - te + f1c - t1 + f2c - t2)
+                                bsp = sp0[c] + 2 * (ec - te) + (f1c - t1) + (f2c - t2)
+                                room = cap - 2 * (ec - te + f1c - t1 + f2c - t2)
+                                if room < 0:
+                                    continue
+                                for uf in range(min(umax, room) + 1):
+                                    nfb = fb + g - uf
+                                    if nfb < lo_fb or nfb > hi_fb:
+                                        continue
+                                    for ur in range(min(urmax, room - uf) + 1):
+                                        for v in range(min(vmax, room - uf - ur) + 1):
+                                            P = bP + uf + ur + v
+                                            sp = bsp
+                                            if ownbarge:
+                                                sp += v
+                                            if owncart:
+                                                sp += uf + ur
+                                            nbu = bu + v
+                                            if c == YELLOW:
+                                                wst = m - nbu
+                                                if canal_res and wst > 0:
+                                                    continue
+                                                P += 2 * wst
+                                                sp += 2 * wst
+                                            if c2 and scal[c] and sp == 1:
+                                                used = uf + ur > 0
+                                                if owncart and (used or fl_owncart[c]) and (te > 0 or fl_te[c]):
+                                                    continue
+                                                if hascart and not owncart and (used or fl_qcart[c]) \
+                                                        and (t1 > 0 or fl_tfo[c]):
+                                                    continue
+                                                if c == YELLOW and ownbarge and (v > 0 or fl_bargey):
+                                                    continue
+                                            net = P - 1 if (scal[c] and sp >= 2) else P
+                                            sc = val + stall_score(net, H[c], elig[c])
+                                            k = ((nfb + G) * R + rb - ur) * M + nbu
+                                            if sc > nxt[k]:
+                                                nxt[k] = sc
+        cur, nxt = nxt, cur
+    for bu in range(M):
+        if cur[(G * R + 0) * M + bu] >= 0:
+            return True
+    return False
+
+
+# ---- the path search --------------------------------------------------------------------------
+@jit
+def field_bits(s: np.int64, shift: int) -> int:
+    """The 4-bit count of a summary at bit ``shift``."""
+    return int((s >> np.int64(shift)) & np.int64(15))
+
+
+@jit
+def summary_pass(state: np.ndarray, s: np.int64, f: int, payer: int) -> np.int64:
+    """Obligations ``s`` plus passing field f; -1 if a count would overflow (only walks that are
+    not simple paths get there)."""
+    occ = state[WORKER + f]
+    foreign = occ != 0 and occ != payer + 1
+    c = state[FIELD_COLOUR + f]
+    shift = (S_FOREIGN if foreign else 0) + 4 * c
+    if field_bits(s, shift) >= S_FIELD_MAX:
+        return np.int64(-1)
+    return s + (np.int64(1) << np.int64(shift))
+
+
+@jit
+def summary_canal(s: np.int64) -> np.int64:
+    if ((s >> np.int64(S_CANAL)) & np.int64(63)) >= S_CANAL_MAX:
+        return np.int64(-1)
+    return s + (np.int64(1) << np.int64(S_CANAL))
+
+
+@jit
+def dominates(a: np.int64, b: np.int64) -> bool:
+    """Every count of summary ``a`` is at most that of ``b``."""
+    for k in range(12):
+        if ((a >> np.int64(4 * k)) & np.int64(15)) > ((b >> np.int64(4 * k)) & np.int64(15)):
+            return False
+    return ((a >> np.int64(S_CANAL)) & np.int64(63)) <= ((b >> np.int64(S_CANAL)) & np.int64(63))
+
+
+@jit
+def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch) -> bool:
+    """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
+    at least 60 int64 of working space (no allocation on the common paths)."""
+    e = scratch[0:6]
+    f2 = scratch[6:12]
+    z = scratch[12:18]
+    P = scratch[18:24]
+    P0 = scratch[24:30]
+    nfields = 0
+    for c in range(NUM_COLOURS):
+        e[c] = field_bits(s, np.int64(4 * c))
+        f2[c] = field_bits(s, np.int64(S_FOREIGN + 4 * c))
+        nfields += e[c] + f2[c]
+    m = int((s >> np.int64(S_CANAL)) & np.int64(63))
+    # paid with goods only (no carts, no barges): exact when nobody has a cart or a barge
+    anycart = False
+    anybarge = False
+    for c in range(NUM_COLOURS):
+        z[c] = 0
+        P0[c] = 0
+        sp = 2 * e[c] + f2[c]
+        P[c] = 2 * (e[c] + f2[c])
+        if c == YELLOW:
+            P[c] += 2 * m + w
+            sp += 2 * m + w
+        if scal[c] and sp >= 2:
+            P[c] -= 1
+        if cown[c] >= 0:
+            anycart = True
+        if bown[c] >= 0:
+            anybarge = True
+    if affordable(P, H, stl):
+        return True
+    if not (anycart and nfields > 0) and not (anybarge and m > 0):
+        return False
+    if not bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown):
+        return False
+    if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
+        return True
+    P0[YELLOW] = w
+    zero = np.int64(0)
+    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, z, z, z, z, zero, e, z, f2, np.int64(m), zero, zero,
+                        zero, zero, scratch[42:60])
+
+
+@jit
+def bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown) -> bool:
+    """Necessary conditions (a quick reject). Stalls move goods between colours but never add any; a
+    stall helps only with a good of its colour to spare. Every field and canal costs a good at least,
+    two unless a cart / barge pays it; the scales save at most one good of their colour, and only when
+    that colour can be paid at all. Fields of a colour not carted need 2 goods of it each (the scales
+    and the stalls of other colours may each stand in for one), so the rest must be carted, and carts
+    can take no more than the goods of their colours (and their scales, and stalls of other colours)
+    can pay; the same for canals with wheat and barges."""
+    nstall = 0  # stalls with a good of their colour
+    for c in range(NUM_COLOURS):
+        if stl[c] and H[c] > 0:
+            nstall += 1
+    have = 0
+    cart_cap = 0
+    barge_cap = 0
+    anycart = False
+    anybarge = False
+    nfields = 0
+    for c in range(NUM_COLOURS):
+        have += H[c] + (scal[c] if (H[c] > 0 or nstall > 0) else 0)
+        nfields += e[c] + f2[c]
+        if cown[c] >= 0:
+            anycart = True
+            cart_cap += H[c] + scal[c]
+        elif stl[c] and H[c] > 0:
+            cart_cap += 1
+        if bown[c] >= 0:
+            anybarge = True
+            barge_cap += H[c] + scal[c]
+        elif stl[c] and H[c] > 0:
+            barge_cap += 1
+    carted_max = min(nfields, cart_cap) if anycart else 0
+    barged_max = min(m, barge_cap) if anybarge else 0
+    if 2 * nfields - carted_max + 2 * m - barged_max + w > have:
+        return False
+    carted = 0
+    for c in range(NUM_COLOURS):
+        help_ = nstall - (1 if (stl[c] and H[c] > 0) else 0)
+        base_ok = (H[c] + scal[c] + help_ - (w if c == YELLOW else 0)) // 2
+        if base_ok < 0:
+            base_ok = 0
+        carted += max(0, e[c] + f2[c] - base_ok)
+    if carted > carted_max:
+        return False
+    yhelp = nstall - (1 if (stl[YELLOW] and H[YELLOW] > 0) else 0)
+    wheat_ok = max(0, (H[YELLOW] + scal[YELLOW] + yhelp - w) // 2)
+    if max(0, m - wheat_ok) > barged_max:
+        return False
+    return True
+
+
+@jit
+def greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch) -> bool:
+    """A quick sufficient test: pay each field / canal with whatever leaves the most goods of that
+    colour (a cart / barge for 1 good, or 2 goods of the field's colour / 2 wheat), canals first,
+    then fields first."""
+    return greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(1), scratch) or \
+        greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(0), scratch)
+
+
+@jit
+def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first, scratch) -> bool:
+    P = scratch[30:36]
+    sp = scratch[36:42]
+    for c in range(NUM_COLOURS):
+        P[c] = 0
+        sp[c] = 0
+    P[YELLOW] = w
+    sp[YELLOW] = w
+    for xi in range(NUM_COLOURS + 1):  # colours of fields and (x = 6) the canals
+        x = (xi + NUM_COLOURS) % (NUM_COLOURS + 1) if canals_first else xi
+        count = m if x == NUM_COLOURS else e[x] + f2[x]
+        for i in range(count):
+            base = YELLOW if x == NUM_COLOURS else x
+            best = -1
+            best_slack = H[base] - P[base] - 2
+            for c in range(NUM_COLOURS):
+                o = bown[c] if x == NUM_COLOURS else cown[c]
+                if o >= 0 and H[c] - P[c] - 1 > best_slack:
+                    best = c
+                    best_slack = H[c] - P[c] - 1
+            if best < 0:
+                P[base] += 2
+                if x == NUM_COLOURS or i < e[x]:
+                    sp[base] += 2
+                else:
+                    sp[base] += 1
+            else:
+                P[best] += 1
+                o = bown[best] if x == NUM_COLOURS else cown[best]
+                if o == payer:
+                    sp[best] += 1
+    for c in range(NUM_COLOURS):
+        if scal[c] and sp[c] >= 2:
+            P[c] -= 1
+    return affordable(P, H, stl)
+
+
+@jit
+def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals, scratch) -> bool:
+    """:func:`summary_feasible` with a small open-addressing cache (keys -1 = empty)."""
+    mask = keys.shape[0] - 1
+    h = np.int64((np.uint64(s) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    for _ in range(keys.shape[0]):
+        if keys[h] == s:
+            return vals[h] == 1
+        if keys[h] == -1:
+            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
+            keys[h] = s
+            vals[h] = 1 if ok else 0
+            return ok
+        h = (h + 1) & mask
+    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
+
+
+@jit
+def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
+                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
+                  labels) -> int:
+    """Which free fields can a travel reach and pay for?
+
+    Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
+    whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
+    else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
+    first ``stop_after`` when that is not 0). Labels (field, obligations) are expanded breadth first; a label
+    whose obligations cannot be paid, or that another label at its field dominates, is dropped.
+    ``labels``: working space from :func:`new_cache` (grown here if a search needs more).
+    """
+    n = state[H_NPLAYERS]
+    H, scal, stl, cown, bown = pay_context(state, payer)
+    cap = (labels.shape[0] - MAX_FIELDS) // 3
+    lab_f = labels[0:cap]
+    lab_s = labels[cap: 2 * cap]
+    lab_next = labels[2 * cap: 3 * cap]
+    head = labels[3 * cap: 3 * cap + MAX_FIELDS]
+    for f in range(MAX_FIELDS):
+        head[f] = -1
+    nl = 0
+    nfound = 0
+    nfree = 0
+    for f in range(NUM_FIELDS[n]):
+        if state[WORKER + f] == 0:
+            nfree += 1
+    for i in range(nsrc):
+        lab_f[nl] = sources[i]
+        lab_s[nl] = s0
+        lab_next[nl] = head[sources[i]]
+        head[sources[i]] = nl
+        nl += 1
+    q = 0
+    while q < nl:
+        u = lab_f[q]
+        s = lab_s[q]
+        q += 1
+        for d in range(4):
+            v = NEIGH[n, u, d]
+            if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
+                continue
+            s1 = s
+            if place_of(u) != place_of(v):
+                s1 = summary_canal(s)
+                if s1 < 0:
+                    continue
+            endpoint = state[WORKER + v] == 0 and ((target >= 0 and v == target) or (target < 0 and found[v] == 0))
+            s2 = summary_pass(state, s1, v, payer)
+            passable = s2 >= 0 and not (target >= 0 and v == target)
+            if passable:
+                k = head[v]
+                while k >= 0:
+                    if dominates(lab_s[k], s2):
+                        passable = False
+                        break
+                    k = lab_next[k]
+            if passable:
+                passable = cached_feasible(s2, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)
+            # arriving costs less than passing on: feasible if passing on is
+            if endpoint and (passable or cached_feasible(s1, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)):
+                if target >= 0:
+                    return 1
+                found[v] = 1
+                nfound += 1
+                if nfound == nfree or (stop_after > 0 and nfound >= stop_after):
+                    return nfound
+            if not passable:
+                continue
+            lab_f = grow(lab_f, nl + 1)
+            lab_s = grow(lab_s, nl + 1)
+            lab_next = grow(lab_next, nl + 1)
+            lab_f[nl] = v
+            lab_s[nl] = s2
+            lab_next[nl] = head[v]
+            head[v] = nl
+            nl += 1
+    return 0 if target >= 0 else nfound
+
+
+@jit
+def new_cache():
+    """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
+    keys = np.full(256, -1, dtype=np.int64)
+    vals = np.zeros(256, dtype=np.int8)
+    scratch = np.zeros(64, dtype=np.int64)
+    labels = np.empty(3 * 512 + MAX_FIELDS, dtype=np.int64)
+    return keys, vals, scratch, labels
+
+
+@jit
+def travel_wheat(state: np.ndarray, p: int) -> int:
+    """Placement wheat of the action in progress (0 for a Move)."""
+    if state[ACT] == ACT_PLACE:
+        return place_wheat(state[WORKERS_ON_MAP + p] + 1)
+    return 0
+
+
+@jit
+def path_summary(state: np.ndarray, p: int) -> np.int64:
+    """Obligations of the travel so far: canals crossed and fields passed (every path field after
+    the origin, the current one included, since the travel goes on from it)."""
+    s = np.int64(0)
+    for i in range(1, state[PATH_N]):
+        a = state[PATH + i - 1]
+        b = state[PATH + i]
+        if place_of(a) != place_of(b):
+            s = summary_canal(s)
+        s = summary_pass(state, s, b, p)
+    return s
+
+
+@jit
+def own_worker_fields(state: np.ndarray, p: int):
+    n = state[H_NPLAYERS]
+    out = np.empty(MAX_FIELDS, dtype=np.int64)
+    k = 0
+    for f in range(NUM_FIELDS[n]):
+        if state[WORKER + f] == p + 1:
+            out[k] = f
+            k += 1
+    return out, k
+
+
+@jit
+def free_neighbour_same_village(state: np.ndarray, f: int) -> bool:
+    n = state[H_NPLAYERS]
+    for d in range(4):
+        v = NEIGH[n, f, d]
+        if v >= 0 and place_of(v) == place_of(f) and state[WORKER + v] == 0:
+            return True
+    return False
+
+
+@jit
+def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int) -> int:
+    """Free fields a new worker can reach from one of the seat's workers, paying the travel and the
+    placement wheat."""
+    if state[WORKERS_ON_MAP + p] >= WORKERS:
+        return 0
+    w = place_wheat(state[WORKERS_ON_MAP + p] + 1)
+    src, k = own_worker_fields(state, p)
+    if stop_after == 1:
+        H, scal, stl, cown, bown = pay_context(state, p)
+        P = np.zeros(NUM_COLOURS, dtype=np.int64)
+        P[YELLOW] = w - (1 if (scal[YELLOW] and w > 1) else 0)
+        if affordable(P, H, stl):
+            for i in range(k):
+                if free_neighbour_same_village(state, src[i]):
+                    return 1
+    keys, vals, scratch, labels = new_cache()
+    return travel_search(state, p, np.int64(w), src, np.int64(k), np.int64(0), np.int64(0), np.int64(-1), found,
+                         stop_after, keys, vals, scratch, labels)
+
+
+@jit
+def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_after: int) -> int:
+    """Free fields the worker on f can travel to and pay for."""
+    if stop_after == 1 and free_neighbour_same_village(state, f):
+        return 1
+    src = np.empty(1, dtype=np.int64)
+    src[0] = f
+    keys, vals, scratch, labels = new_cache()
+    return travel_search(state, p, np.int64(0), src, np.int64(1), np.int64(0), bit(f), np.int64(-1), found,
+                         stop_after, keys, vals, scratch, labels)
+
+
+@jit
+def step_ok(state: np.ndarray, p: int, v: int, keys, vals, scratch, labels) -> bool:
+    """Can the travel go on to field v (a neighbour of the current field) and still reach the
+    target and pay?"""
+    cur = state[PATH + state[PATH_N] - 1]
+    t = state[TARGET]
+    w = travel_wheat(state, p)
+    H, scal, stl, cown, bown = pay_context(state, p)
+    s = path_summary(state, p)
+    if place_of(cur) != place_of(v):
+        s = summary_canal(s)
+        if s < 0:
+            return False
+    if v == t:
+        return cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals, scratch)
+    s = summary_pass(state, s, v, p)
+    if s < 0 or not cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals, scratch):
+        return False
+    src = np.empty(1, dtype=np.int64)
+    src[0] = v
+    found = np.zeros(1, dtype=np.int8)
+    blocked = state[VISITED] | bit(v)
+    return travel_search(state, p, np.int64(w), src, np.int64(1), s, blocked, np.int64(t), found, np.int64(0), keys,
+                         vals, scratch, labels) == 1
+
+
+@jit
+def origin_ok(state: np.ndarray, p: int, o: int) -> bool:
+    """Can a travel from the seat's worker on o reach the target and pay?"""
+    w = travel_wheat(state, p)
+    src = np.empty(1, dtype=np.int64)
+    src[0] = o
+    found = np.zeros(1, dtype=np.int8)
+    keys, vals, scratch, labels = new_cache()
+    return travel_search(state, p, np.int64(w), src, np.int64(1), np.int64(0), bit(o), np.int64(state[TARGET]),
+                         found, np.int64(0), keys, vals, scratch, labels) == 1
+
+
+# ---- the obligations of a travel and how they are paid ---------------------------------------
+@jit
+def field_pass_increment(state: np.ndarray, agg: np.ndarray, base: int, p: int, colour: int, occ: int, opt: int,
+                         sign: int) -> None:
+    """Add (sign 1) the payment of one passed field to ``agg``: goods (2 of its colour to the supply,
+    or 1 to the other player whose worker stands there and 1 to the supply), or (opt = 1 + c) 1 good of
+    c to the owner of the cart of colour c (the supply if it is the payer's own)."""
+    if opt == 0:
+        if occ == 0:
+            agg[base + NUM_COLOURS * SUPPLY + colour] += 2 * sign
+        else:
+            agg[base + NUM_COLOURS * SUPPLY + colour] += sign
+            agg[base + NUM_COLOURS * (occ - 1) + colour] += sign
+    else:
+        c = opt - 1
+        q = owner(state, NUM_COLOURS * CART + c)
+        r = SUPPLY if q == p else q
+        agg[base + NUM_COLOURS * r + c] += sign
+
+
+@jit
+def canal_increment(state: np.ndarray, agg: np.ndarray, base: int, p: int, opt: int, sign: int) -> None:
+    """Add the payment of one crossed canal: 2 wheat to the supply, or (opt = 1 + c) 1 good of c to
+    the owner of the barge of colour c."""
+    if opt == 0:
+        agg[base + NUM_COLOURS * SUPPLY + YELLOW] += 2 * sign
+    else:
+        c = opt - 1
+        q = owner(state, NUM_COLOURS * BARGE + c)
+        r = SUPPLY if q == p else q
+        agg[base + NUM_COLOURS * r + c] += sign
+
+
+@jit
+def obligation_class(state: np.ndarray, k: int) -> int:
+    if state[OBL_KIND + k] == OBL_CANAL_KIND:
+        return 1000
+    return state[OBL_COLOUR + k] * 8 + state[OBL_OCC + k]
+
+
+@jit
+def build_obligations(state: np.ndarray, p: int) -> None:
+    """List the passed fields and crossed canals of the finished path, in decision order: fields by
+    (colour, owner of the worker on them), then canals; path order within a class."""
+    npath = state[PATH_N]
+    keys = np.empty(2 * MAX_FIELDS, dtype=np.int64)
+    kind = np.empty(2 * MAX_FIELDS, dtype=np.int64)
+    where = np.empty(2 * MAX_FIELDS, dtype=np.int64)
+    col = np.empty(2 * MAX_FIELDS, dtype=np.int64)
+    occ = np.empty(2 * MAX_FIELDS, dtype=np.int64)
+    k = 0
+    for i in range(npath - 1):
+        a = state[PATH + i]
+        b = state[PATH + i + 1]
+        if place_of(a) != place_of(b):
+            kind[k] = OBL_CANAL_KIND
+            where[k] = i
+            col[k] = YELLOW
+            occ[k] = 0
+            keys[k] = 1000 * 1000 + k
+            k += 1
+        if i + 1 < npath - 1:
+            o = state[WORKER + b]
+            kind[k] = OBL_FIELD_KIND
+            where[k] = b
+            col[k] = state[FIELD_COLOUR + b]
+            occ[k] = o if (o != 0 and o != p + 1) else 0
+            keys[k] = (col[k] * 8 + occ[k]) * 1000 + k
+            k += 1
+    order = np.arange(k)
+    for a in range(1, k):  # insertion sort by key (small lists)
+        x = order[a]
+        b = a - 1
+        while b >= 0 and keys[order[b]] > keys[x]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = x
+    for j in range(k):
+        i = order[j]
+        state[OBL_KIND + j] = kind[i]
+        state[OBL_WHERE + j] = where[i]
+        state[OBL_COLOUR + j] = col[i]
+        state[OBL_OCC + j] = occ[i]
+        state[OBL_OPT + j] = 0
+    for j in range(k, MAX_OBL):
+        state[OBL_KIND + j] = 0
+        state[OBL_WHERE + j] = 0
+        state[OBL_COLOUR + j] = 0
+        state[OBL_OCC + j] = 0
+        state[OBL_OPT + j] = 0
+    state[OBL_N] = k
+    state[OBL_I] = 0
+
+
+@jit
+def means_available(state: np.ndarray, j: int, opt: int) -> bool:
+    """Means ``opt`` exists for obligation j: goods always; a cart (field) or barge (canal) of the
+    colour if anybody owns it."""
+    if opt == 0:
+        return True
+    kind = CART if state[OBL_KIND + j] == OBL_FIELD_KIND else BARGE
+    return state[EQUIP_LOC + NUM_COLOURS * kind + opt - 1] >= LOC_OWNED
+
+
+@jit
+def means_feasible(state: np.ndarray, p: int, j: int, opt: int, H, scal, stl, cown, bown, ws) -> bool:
+    """Paying obligation j (the next undecided one) with ``opt`` leaves a way to pay the rest that
+    respects the canonical order (options non-decreasing within a class, rule C2). ``ws``: 128
+    int64 of scratch."""
+    for i in range(AGG_LEN + 9 * NUM_COLOURS):
+        ws[i] = 0
+    agg = ws[0:AGG_LEN]
+    copy_range(agg, 0, state, AGG, AGG_LEN)
+    nobl = state[OBL_N]
+    fl_owncart = ws[30:36]
+    fl_te = ws[36:42]
+    fl_tfo = ws[42:48]
+    fl_qcart = ws[48:54]
+    fl_bargey = 0
+    # the decided obligations 0..j-1 are in AGG already; add j's and record the flags of all
+    for k in range(j + 1):
+        o = opt if k == j else state[OBL_OPT + k]
+        colour = state[OBL_COLOUR + k]
+        if state[OBL_KIND + k] == OBL_FIELD_KIND:
+            if k == j:
+                field_pass_increment(state, agg, np.int64(0), p, colour, state[OBL_OCC + k], o, np.int64(1))
+            if o > 0:
+                c = o - 1
+                if cown[c] == p:
+                    fl_owncart[c] = 1
+                else:
+                    fl_qcart[c] = 1
+                if state[OBL_OCC + k] == 0:
+                    fl_te[colour] = 1
+                elif state[OBL_OCC + k] - 1 == cown[colour] and cown[colour] != p:
+                    fl_tfo[colour] = 1
+        else:
+            if k == j:
+                canal_increment(state, agg, np.int64(0), p, o, np.int64(1))
+            if o > 0 and o - 1 == YELLOW and bown[YELLOW] == p:
+                fl_bargey = 1
+    e = ws[54:60]
+    f1 = ws[60:66]
+    f2 = ws[66:72]
+    m = 0
+    r_res = 0
+    c_res = 0
+    canal_res = 0
+    cls = obligation_class(state, j)
+    restricted = opt > 0
+    for k in range(j + 1, nobl):
+        if restricted and obligation_class(state, k) == cls:
+            if state[OBL_KIND + k] == OBL_CANAL_KIND:
+                canal_res = 1
+                m += 1
+            else:
+                r_res += 1
+                colour = state[OBL_COLOUR + k]
+                if state[OBL_OCC + k] == 0:
+                    fl_te[colour] = 1
+                elif state[OBL_OCC + k] - 1 == cown[colour] and cown[colour] != p:
+                    fl_tfo[colour] = 1
+            c_res = opt - 1
+            continue
+        if state[OBL_KIND + k] == OBL_CANAL_KIND:
+            m += 1
+        else:
+            colour = state[OBL_COLOUR + k]
+            o = state[OBL_OCC + k]
+            if o == 0:
+                e[colour] += 1
+            elif o - 1 == cown[colour]:
+                f1[colour] += 1
+            else:
+                f2[colour] += 1
+    P0 = ws[72:78]
+    sp0 = ws[78:84]
+    for r in range(SUPPLY + 1):
+        for c in range(NUM_COLOURS):
+            P0[c] += agg[NUM_COLOURS * r + c]
+    for c in range(NUM_COLOURS):
+        sp0[c] = agg[NUM_COLOURS * SUPPLY + c]
+    return pay_feasible(H, scal, stl, cown, bown, p, P0, sp0, fl_owncart, fl_te, fl_tfo, fl_qcart, np.int64(fl_bargey),
+                        e, f1, f2, np.int64(m), np.int64(r_res), np.int64(c_res), np.int64(canal_res), np.int64(1),
+                        ws[84:102])
+
+
+@jit
+def means_mask(state: np.ndarray, p: int, out: np.ndarray) -> int:
+    """Options for the next obligation (writes ``out[opt]``)."""
+    j = state[OBL_I]
+    lo = 0
+    if j > 0 and obligation_class(state, j - 1) == obligation_class(state, j):
+        lo = state[OBL_OPT + j - 1]
+    count = 0
+    H, scal, stl, cown, bown = pay_context(state, p)
+    ws = np.empty(128, dtype=np.int64)
+    for opt in range(1 + NUM_COLOURS):
+        out[opt] = 0
+        if opt < lo or not means_available(state, j, opt):
+            continue
+        if means_feasible(state, p, j, opt, H, scal, stl, cown, bown, ws):
+            out[opt] = 1
+            count += 1
+    return count
+
+
+# ---- the stall stage and purchase splits: exact canonical enumeration ---------------------------
+@jit
+def own_stalls(state: np.ndarray, p: int):
+    out = np.empty(NUM_COLOURS, dtype=np.int64)
+    k = 0
+    for c in range(NUM_COLOURS):
+        if state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p:
+            out[k] = c
+            k += 1
+    return out, k
+
+
+@jit
+def stall_recipient(p: int, n: int, rr: int) -> int:
+    return SUPPLY if rr == 0 else (p + rr) % n
+
+
+@jit
+def apply_stall_choice(agg: np.ndarray, s: int, code: int, p: int, n: int, sign: int) -> bool:
+    """Stall of colour s replaces one good of colour x paid to recipient rr by a good of s (code
+    ``1 + 6 rr + x``; 0 = no substitution). False if there is no such good."""
+    if code == 0:
+        return True
+    rr = (code - 1) // NUM_COLOURS
+    x = (code - 1) % NUM_COLOURS
+    if x == s or rr >= n:
+        return False
+    r = stall_recipient(p, n, rr)
+    if sign > 0 and agg[NUM_COLOURS * r + x] < 1:
+        return False
+    agg[NUM_COLOURS * r + x] -= sign
+    agg[NUM_COLOURS * r + s] += sign
+    return True
+
+
+@jit
+def agg_hash(agg: np.ndarray) -> np.uint64:
+    h = np.uint64(1469598103934665603)
+    for i in range(AGG_LEN):
+        h = (h ^ np.uint64(agg[i] & 0xFFFF)) * np.uint64(1099511628211)
+    return h
+
+
+@jit
+def grow(a: np.ndarray, size: int) -> np.ndarray:
+    """``a`` copied into an array of at least ``size`` (doubling)."""
+    if size <= a.shape[0]:
+        return a
+    cap = 2 * a.shape[0]
+    while cap < size:
+        cap *= 2
+    b = np.empty(cap, dtype=np.int64)
+    copy_range(b, 0, a, 0, a.shape[0])
+    return b
+
+
+@jit
+def same_agg(aggs: np.ndarray, j: int, tmp: np.ndarray) -> bool:
+    base = AGG_LEN * j
+    for i in range(AGG_LEN):
+        if aggs[base + i] != tmp[i]:
+            return False
+    return True
+
+
+@jit
+def canon_dp(inits: np.ndarray, K: int, stalls: np.ndarray, nst: int, H: np.ndarray, p: int, n: int,
+             prefix: np.ndarray, plen: int, out: np.ndarray) -> int:
+    """Offered options of the next decision of a payment whose remaining choices are: which of the
+    ``K`` candidate payments ``inits`` (rows, after scales; e.g. the splits of a purchase), then
+    each stall of ``stalls`` in order. ``prefix[:plen]`` are the choices made (the first is the
+    candidate index). Each distinct affordable outcome is reachable exactly once, by its
+    lexicographically first sequence of choices; an option is offered iff some outcome's first
+    sequence continues with it. Writes ``out[opt] = 1`` and returns how many.
+
+    The nodes of level l are the distinct aggregates after l choices, each with the parent and the
+    option that first reached it (level 0: the candidates); duplicates are found by hashing."""
+    levels = 1 + nst
+    par = np.empty(64, dtype=np.int64)
+    opt_ = np.empty(64, dtype=np.int64)
+    aggs = np.empty(64 * AGG_LEN, dtype=np.int64)
+    level_start = np.zeros(levels + 1, dtype=np.int64)
+    nn = 0
+    tmp = np.empty(AGG_LEN, dtype=np.int64)
+    ncodes = 1 + n * NUM_COLOURS
+    for lvl in range(levels):
+        lo = 0 if lvl == 0 else level_start[lvl - 1]
+        hi = 1 if lvl == 0 else level_start[lvl]
+        width = K if lvl == 0 else ncodes
+        tsize = 16
+        while tsize < 2 * (hi - lo) * width:
+            tsize *= 2
+        table = np.full(tsize, -1, dtype=np.int64)
+        for node in range(lo, hi):
+            for code in range(width):
+                if lvl == 0:
+                    copy_range(tmp, 0, inits, AGG_LEN * code, AGG_LEN)
+                else:
+                    copy_range(tmp, 0, aggs, AGG_LEN * node, AGG_LEN)
+                    if not apply_stall_choice(tmp, stalls[lvl - 1], np.int64(code), p, n, np.int64(1)):
+                        continue
+                h = np.int64(agg_hash(tmp) & np.uint64(tsize - 1))
+                dup = False
+                while table[h] >= 0:
+                    if same_agg(aggs, table[h], tmp):
+                        dup = True
+                        break
+                    h = (h + 1) & (tsize - 1)
+                if dup:
+                    continue
+                par = grow(par, nn + 1)
+                opt_ = grow(opt_, nn + 1)
+                aggs = grow(aggs, AGG_LEN * (nn + 1))
+                table[h] = nn
+                par[nn] = node if lvl > 0 else -1
+                opt_[nn] = code
+                copy_range(aggs, AGG_LEN * nn, tmp, 0, AGG_LEN)
+                nn += 1
+        level_start[lvl + 1] = nn
+    # useful: last-level nodes the payer can afford, and their ancestors
+    useful = np.zeros(nn, dtype=np.int8)
+    for node in range(level_start[levels - 1], nn):
+        ok = True
+        for c in range(NUM_COLOURS):
+            t = 0
+            for r in range(SUPPLY + 1):
+                t += aggs[AGG_LEN * node + NUM_COLOURS * r + c]
+            if t > H[c]:
+                ok = False
+        k = node if ok else -1
+        while k >= 0 and useful[k] == 0:
+            useful[k] = 1
+            k = par[k]
+    # follow the prefix, then list the useful children
+    cur = -1
+    for d in range(plen + 1):
+        lo = level_start[d]
+        hi = level_start[d + 1]
+        nxt = -1
+        count = 0
+        for node in range(lo, hi):
+            if par[node] != cur:
+                continue
+            if d == plen:
+                if useful[node]:
+                    out[opt_[node]] = 1
+                    count += 1
+            elif opt_[node] == prefix[d]:
+                nxt = node
+        if d == plen:
+            return count
+        if nxt < 0:
+            return 0
+        cur = nxt
+    return 0
+
+
+@jit
+def purchase_inits(state: np.ndarray, p: int, slot: int, scal: np.ndarray):
+    """The candidate payments of the piece in ``slot`` (after scales), one per split: k goods of the
+    row's colour and the rest of the column's, at least 1 of each (a diagonal slot: all of its
+    one colour). Returns (the aggregates one after another, how many, the first split k)."""
+    e = state[MARKET + slot] - 1
+    cost = EQ_COST[e // NUM_COLOURS]
+    rc = MARKET_COLOUR[slot // MARKET_W]
+    cc = MARKET_COLOUR[slot % MARKET_W]
+    inits = np.zeros(cost * AGG_LEN, dtype=np.int64)
+    sup = NUM_COLOURS * SUPPLY
+    if rc == cc:
+        inits[sup + rc] = cost
+        apply_scales(inits, np.int64(0), scal)
+        return inits, 1, cost
+    K = 0
+    for k in range(1, cost):
+        inits[AGG_LEN * K + sup + rc] = k
+        inits[AGG_LEN * K + sup + cc] = cost - k
+        apply_scales(inits, np.int64(AGG_LEN * K), scal)
+        K += 1
+    return inits, K, 1
+
+
+@jit
+def stage_options(state: np.ndarray, p: int, out: np.ndarray) -> int:
+    """Options of the pending split / stall decision (``out`` indexed by the option code)."""
+    n = state[H_NPLAYERS]
+    H, scal, stl, cown, bown = pay_context(state, p)
+    stalls, nst = own_stalls(state, p)
+    prefix = np.zeros(1 + NUM_COLOURS, dtype=np.int64)
+    if state[ACT] == ACT_ACQUIRE:
+        inits, K, k0 = purchase_inits(state, p, state[SLOT], scal)
+        if state[H_PHASE] == PH_SPLIT:
+            plen = 0
+        else:
+            prefix[0] = state[SPLIT] - k0
+            plen = 1
+    else:
+        inits = np.empty(AGG_LEN, dtype=np.int64)
+        copy_range(inits, 0, state, AGG, AGG_LEN)
+        K = 1
+        plen = 1
+    if plen == 1:
+        for i in range(state[STALL_K]):
+            prefix[1 + i] = state[STALL_CHOICE + i]
+        plen += state[STALL_K]
+    return canon_dp(inits, K, stalls, nst, H, p, n, prefix, plen, out)
+
+
+@jit
+def purchase_feasible(state: np.ndarray, p: int, slot: int) -> bool:
+    """The piece in ``slot`` can be paid (some split, after scales, with stalls)."""
+    e = state[MARKET + slot] - 1
+    cost = EQ_COST[e // NUM_COLOURS]
+    rc = MARKET_COLOUR[slot // MARKET_W]
+    cc = MARKET_COLOUR[slot % MARKET_W]
+    base = GOODS_S + NUM_COLOURS * p
+    spare = 0  # stalls of other colours with a good to spare
+    for c in range(NUM_COLOURS):
+        if c != rc and c != cc and state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p and state[base + c] > 0:
+            spare += 1
+    srs = state[EQUIP_LOC + NUM_COLOURS * SCALES + rc] == LOC_OWNED + p
+    scs = state[EQUIP_LOC + NUM_COLOURS * SCALES + cc] == LOC_OWNED + p
+    hst_r = state[EQUIP_LOC + NUM_COLOURS * STALL + rc] == LOC_OWNED + p
+    hst_c = state[EQUIP_LOC + NUM_COLOURS * STALL + cc] == LOC_OWNED + p
+    lo, hi = (cost, cost) if rc == cc else (1, cost - 1)
+    for k in range(lo, hi + 1):
+        if rc == cc:
+            pr = cost - (1 if srs and cost > 1 else 0)
+            score = spare + stall_score(pr, state[base + rc], hst_r)
+        else:
+            pr = k - (1 if srs and k > 1 else 0)
+            pc = cost - k - (1 if scs and cost - k > 1 else 0)
+            score = spare + stall_score(pr, state[base + rc], hst_r) + stall_score(pc, state[base + cc], hst_c)
+        if score >= 0:
+            return True
+    return False
+
+
+# =============================================================================================
+# Other rules
+# =============================================================================================
+@jit
+def build_cost(state: np.ndarray, p: int, f: int, agg: np.ndarray, base: int) -> None:
+    """2 wheat and 2 goods of the field's colour to the supply, after scales (into ``agg[base:]``)."""
+    H, scal, stl, cown, bown = pay_context(state, p)
+    for i in range(AGG_LEN):
+        agg[base + i] = 0
+    agg[base + NUM_COLOURS * SUPPLY + YELLOW] += BUILD_WHEAT
+    agg[base + NUM_COLOURS * SUPPLY + state[FIELD_COLOUR + f]] += BUILD_GOODS
+    apply_scales(agg, base, scal)
+
+
+@jit
+def can_build(state: np.ndarray, p: int, f: int) -> bool:
+    """A worker of the seat on f, no building there, the seat's building of that colour not yet
+    built, own equipment of that colour worth at least 4 VP, and the cost affordable."""
+    if state[WORKER + f] != p + 1 or state[BUILDING + f] != 0:
+        return False
+    c = state[FIELD_COLOUR + f]
+    if (state[BUILT + p] >> c) & 1:
+        return False
+    if equipment_value(state, p, c) < BUILD_EQUIP_VP:
+        return False
+    base = GOODS_S + NUM_COLOURS * p
+    score = 0
+    for x in range(NUM_COLOURS):
+        pay = (BUILD_WHEAT if x == YELLOW else 0) + (BUILD_GOODS if x == c else 0)
+        if pay > 1 and state[EQUIP_LOC + NUM_COLOURS * SCALES + x] == LOC_OWNED + p:
+            pay -= 1
+        score += stall_score(pay, state[base + x], state[EQUIP_LOC + NUM_COLOURS * STALL + x] == LOC_OWNED + p)
+    return score >= 0
+
+
+@jit
+def produce_amount(state: np.ndarray, p: int, c: int) -> int:
+    """Goods of colour c a Produce gives: 1 per own worker on a field of c, +1 per such worker on
+    the seat's own building, +1 with the seat's tool of c (0 if no worker stands on c)."""
+    n = state[H_NPLAYERS]
+    k = 0
+    for f in range(NUM_FIELDS[n]):
+        if state[WORKER + f] == p + 1 and state[FIELD_COLOUR + f] == c:
+            k += 1
+            if state[BUILDING + f] == p + 1:
+                k += 1
+    if k == 0:
+        return 0
+    if state[EQUIP_LOC + NUM_COLOURS * TOOL + c] == LOC_OWNED + p:
+        k += 1
+    return k
+
+
+@jit
+def market_count(state: np.ndarray) -> int:
+    k = 0
+    for s in range(MARKET_SLOTS):
+        if state[MARKET + s] != 0:
+            k += 1
+    return k
+
+
+@jit
+def line_empty(state: np.ndarray, is_row: int, i: int) -> bool:
+    for j in range(MARKET_W):
+        s = MARKET_W * i + j if is_row else MARKET_W * j + i
+        if state[MARKET + s] != 0:
+            return False
+    return True
+
+
+@jit
+def refill_line(state: np.ndarray, is_row: int, i: int) -> None:
+    """Lay 5 pieces from the top of the stack on the emptied row / column (left to right, top to
+    bottom), while the stack holds 5."""
+    if state[STACK_N] < MARKET_W:
+        return
+    for j in range(MARKET_W):
+        s = MARKET_W * i + j if is_row else MARKET_W * j + i
+        top = state[STACK_N] - 1
+        e = state[STACK + top]
+        state[STACK + top] = 0
+        state[STACK_N] = top
+        state[MARKET + s] = 1 + e
+        state[EQUIP_LOC + e] = LOC_MARKET
+
+
+@jit
+def check_end_trigger(state: np.ndarray, p: int) -> None:
+    if market_count(state) <= END_MARKET_LEFT:
+        state[END_TRIGGERED] = 1
+    nb = 0
+    for c in range(NUM_COLOURS):
+        nb += (state[BUILT + p] >> c) & 1
+    if nb >= END_BUILDINGS:
+        state[END_TRIGGERED] = 1
+
+
+@jit
+def end_game(state: np.ndarray) -> None:
+    n = state[H_NPLAYERS]
+    state[H_TERMINAL] = 1
+    state[H_DONE] = (1 << n) - 1
+    state[H_CURRENT] = 0
+    state[H_OWNER] = 0
+    state[H_PHASE] = PH_ACTION
+    clear_action(state)
+    state[ACTIONS_LEFT] = 0
+
+
+@jit
+def clear_action(state: np.ndarray) -> None:
+    state[ACT] = ACT_NONE
+    state[TARGET] = -1
+    state[MOVER] = -1
+    state[VISITED] = 0
+    for i in range(state[PATH_N]):
+        state[PATH + i] = 0
+    state[PATH_N] = 0
+    for j in range(state[OBL_N]):
+        state[OBL_KIND + j] = 0
+        state[OBL_WHERE + j] = 0
+        state[OBL_COLOUR + j] = 0
+        state[OBL_OCC + j] = 0
+        state[OBL_OPT + j] = 0
+    state[OBL_N] = 0
+    state[OBL_I] = 0
+    for i in range(AGG_LEN):
+        state[AGG + i] = 0
+    state[STALL_K] = 0
+    for i in range(NUM_COLOURS):
+        state[STALL_CHOICE + i] = 0
+    state[SLOT] = -1
+    state[SPLIT] = 0
+    state[BUILD_FIELD] = -1
+    state[REFILL_CHOICE] = 0
+    state[REFILL_CHOICE + 1] = 0
+
+
+@jit
+def end_turn(state: np.ndarray) -> None:
+    """Pass the turn to the next seat. At the end of a round (the next seat holds the crest): the
+    game ends after the last round; a triggered end makes the next round the last; the safety cap
+    on rounds ends the game too."""
+    n = state[H_NPLAYERS]
+    state[TURNS] += 1
+    nxt = (state[H_OWNER] + 1) % n
+    if nxt == state[START]:
+        state[ROUND] += 1
+        if state[FINAL_ROUND] == 1 or state[ROUND] >= state[MAX_ROUNDS]:
+            end_game(state)
+            return
+        if state[END_TRIGGERED] == 1:
+            state[FINAL_ROUND] = 1
+    state[H_OWNER] = nxt
+    state[H_CURRENT] = nxt
+    state[ACTIONS_LEFT] = ACTIONS_PER_TURN
+    state[H_PHASE] = PH_ACTION
+
+
+@jit
+def complete_action(state: np.ndarray) -> None:
+    """The action in progress is over: one action fewer this turn (extras were added already)."""
+    clear_action(state)
+    state[ACTIONS_LEFT] -= 1
+    if state[ACTIONS_LEFT] > 0:
+        state[H_PHASE] = PH_ACTION
+    else:
+        end_turn(state)
+
+
+# =============================================================================================
+# Final scoring
+# =============================================================================================
+@jit
+def goods_triples(state: np.ndarray, p: int) -> int:
+    """The most disjoint sets of 3 goods of 3 different colours: the largest k with
+    sum_c min(goods_c, k) >= 3k."""
+    total = 0
+    for c in range(NUM_COLOURS):
+        total += goods(state, p, c)
+    k = total // 3
+    while k > 0:
+        t = 0
+        for c in range(NUM_COLOURS):
+            t += min(goods(state, p, c), k)
+        if t >= 3 * k:
+            return k
+        k -= 1
+    return 0
+
+
+@jit
+def building_points(state: np.ndarray, p: int, b: int) -> int:
+    """Points of the seat's building of type (= colour) b, 0 if not built."""
+    n = state[H_NPLAYERS]
+    if not (state[BUILT + p] >> b) & 1:
+        return 0
+    nf = NUM_FIELDS[n]
+    if b == MONASTERY:
+        return min(MONASTERY_PER_WORKER * state[WORKERS_ON_MAP + p], MONASTERY_MAX)
+    if b == WORKSHOP:
+        k = 0
+        for t in range(NUM_TYPES):
+            for c in range(NUM_COLOURS):
+                if owns(state, p, t, c):
+                    k += 1
+                    break
+        return min(WORKSHOP_PER_TYPE * k, WORKSHOP_MAX)
+    if b == TOWER:
+        k = 0
+        for c in range(NUM_COLOURS):
+            k += (state[BUILT + p] >> c) & 1
+        return min(TOWER_PER_BUILDING * k, TOWER_MAX)
+    if b == CASTLE:
+        k = 0
+        for pl in range(NUM_PLACES[n]):
+            for i in range(FIELDS_PER_VILLAGE):
+                if state[WORKER + FIELDS_PER_VILLAGE * pl + i] == p + 1:
+                    k += 1
+                    break
+        return CASTLE_PER_VILLAGE * k
+    if b == MANOR:
+        at = -1
+        for f in range(nf):
+            if state[BUILDING + f] == p + 1 and state[FIELD_COLOUR + f] == MANOR:
+                at = f
+        k = 1 if state[WORKER + at] == p + 1 else 0
+        for d in range(4):
+            v = NEIGH[n, at, d]
+            if v >= 0 and state[WORKER + v] == p + 1:
+                k += 1
+        return MANOR_PER_WORKER * k
+    # mill
+    k = 0
+    for f in range(nf):
+        if state[WORKER + f] == p + 1 and state[FIELD_COLOUR + f] == YELLOW:
+            k += 1
+    return MILL_PER_WORKER * k
+
+
+@jit
+def equipment_points(state: np.ndarray, p: int) -> int:
+    v = 0
+    for e in range(NUM_EQUIP):
+        if state[EQUIP_LOC + e] == LOC_OWNED + p:
+            v += EQ_VP[e // NUM_COLOURS]
+    return v
+
+
+@jit
+def final_score(state: np.ndarray, p: int) -> int:
+    """Goods triples + VP tiles + printed VP of own equipment + the six buildings."""
+    total = goods_triples(state, p) + state[VP_TILES_S + p] + equipment_points(state, p)
+    for b in range(NUM_COLOURS):
+        total += building_points(state, p, b)
+    return total
+
+
+@jit
+def tiebreak_goods(state: np.ndarray, p: int) -> int:
+    """Goods left after the goods of the scored triples go back to the supply."""
+    total = 0
+    for c in range(NUM_COLOURS):
+        total += goods(state, p, c)
+    return total - 3 * goods_triples(state, p)
+
+
+# =============================================================================================
+# Setup
+# =============================================================================================
+@jit
+def assign_colours(state: np.ndarray) -> None:
+    """Field colours from the tiles on the places and their directions."""
+    n = state[H_NPLAYERS]
+    for f in range(MAX_FIELDS):
+        state[FIELD_COLOUR + f] = -1
+    for pl in range(NUM_PLACES[n]):
+        t = state[PLACE_TILE + pl]
+        for i in range(FIELDS_PER_VILLAGE):
+            j = FIELDS_PER_VILLAGE - 1 - i if state[PLACE_FLIP + pl] else i
+            state[FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i] = PATTERN[t, j]
+
+
+@jit
+def setup_map(state: np.ndarray, random_villages: bool) -> None:
+    """Villages to their places (and each a direction) at random from the seed; or V1.. in order."""
+    n = state[H_NPLAYERS]
+    tiles = np.arange(NUM_TILES, dtype=np.int64)
+    if random_villages:
+        rng_shuffle(state, H_RNG, tiles, 0, NUM_TILES)
+    for pl in range(MAX_PLACES):
+        if pl < NUM_PLACES[n]:
+            state[PLACE_TILE + pl] = tiles[pl]
+            state[PLACE_FLIP + pl] = rng_below(state, H_RNG, 2) if random_villages else 0
+        else:
+            state[PLACE_TILE + pl] = -1
+            state[PLACE_FLIP + pl] = 0
+    assign_colours(state)
+
+
+@jit
+def setup_equipment(state: np.ndarray) -> None:
+    """36 pieces shuffled: 25 face up on the market, the stack (10 / 5 / 0), the rest out of the game."""
+    n = state[H_NPLAYERS]
+    pieces = np.arange(NUM_EQUIP, dtype=np.int64)
+    rng_shuffle(state, H_RNG, pieces, 0, NUM_EQUIP)
+    for s in range(MARKET_SLOTS):
+        state[MARKET + s] = 1 + pieces[s]
+        state[EQUIP_LOC + pieces[s]] = LOC_MARKET
+    k = STACK_BY_COUNT[n]
+    for i in range(MAX_STACK):
+        state[STACK + i] = 0
+    for i in range(k):
+        e = pieces[MARKET_SLOTS + i]
+        state[STACK + i] = e
+        state[EQUIP_LOC + e] = LOC_STACK
+    state[STACK_N] = k
+    for i in range(MARKET_SLOTS + k, NUM_EQUIP):
+        state[EQUIP_LOC + pieces[i]] = LOC_OUT
+
+
+# =============================================================================================
+# Kernel interface
+# =============================================================================================
+@jit
+def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
+    for i in range(STATE_LEN):
+        state[i] = 0
+    n = params[P_PLAYERS]
+    rng_seed(state, H_RNG, seed)
+    state[H_NPLAYERS] = n
+    state[START] = params[P_START]
+    state[MAX_ROUNDS] = params[P_MAX_ROUNDS]
+    setup_map(state, params[P_RANDOM_VILLAGES] != 0)
+    setup_equipment(state)
+    clear_action(state)
+    state[SETUP_LEFT] = n
+    first = (params[P_START] - 1 + n) % n
+    state[H_CURRENT] = first
+    state[H_OWNER] = first
+    state[H_PHASE] = PH_START
+    state[ACTIONS_LEFT] = 0  # the setup offers at least 3 yellow fields to every seat: no forced step
+
+
+@jit
+def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
+    """The legal mask of the decider. A ``mask`` one longer than ``NUM_ACTIONS`` asks only whether
+    more than one action is legal: the count may stop at 2 (the mask then incomplete). That is how
+    :func:`auto_advance` tells a forced decision from a real one without a second copy of this
+    kernel."""
+    limit = 2 if mask.shape[0] > NUM_ACTIONS else 0
+    mask[:] = 0
+    if state[H_TERMINAL]:
+        return 0
+    ph = state[H_PHASE]
+    if ph == PH_ACTION:
+        return mask_action(state, mask)
+    if ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER or ph == PH_MOVE_TARGET or ph == PH_ORIGIN or ph == PH_STEP:
+        return mask_travel(state, mask, limit)
+    if ph == PH_PAY or ph == PH_SPLIT or ph == PH_STALL:
+        return mask_payment(state, mask)
+    return mask_simple(state, mask)
+
+
+@jit
+def mask_action(state: np.ndarray, mask: np.ndarray) -> int:
+    """Which actions can be taken (and completed): Produce always can."""
+    p = state[H_CURRENT]
+    nf = NUM_FIELDS[state[H_NPLAYERS]]
+    count = 0
+    found = np.zeros(MAX_FIELDS, dtype=np.int8)
+    if place_targets(state, p, found, np.int64(1)) > 0:
+        mask[A_KIND + ACT_PLACE] = 1
+        count += 1
+    src, k = own_worker_fields(state, p)
+    move_ok = False
+    for i in range(k):  # a free field beside a worker in its village: a free move
+        if free_neighbour_same_village(state, src[i]):
+            move_ok = True
+            break
+    if not move_ok:
+        for i in range(k):
+            found[:] = 0
+            if move_targets(state, p, src[i], found, np.int64(1)) > 0:
+                move_ok = True
+                break
+    if move_ok:
+        mask[A_KIND + ACT_MOVE] = 1
+        count += 1
+    mask[A_KIND + ACT_PRODUCE] = 1
+    count += 1
+    for s in range(MARKET_SLOTS):
+        if state[MARKET + s] != 0 and purchase_feasible(state, p, s):
+            mask[A_KIND + ACT_ACQUIRE] = 1
+            count += 1
+            break
+    for f in range(nf):
+        if can_build(state, p, f):
+            mask[A_KIND + ACT_BUILD] = 1
+            count += 1
+            break
+    return count
+
+
+@jit
+def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
+    """Targets, the worker to move, the origin of a Place, the next step."""
+    p = state[H_CURRENT]
+    n = state[H_NPLAYERS]
+    nf = NUM_FIELDS[n]
+    ph = state[H_PHASE]
+    count = 0
+    if ph == PH_PLACE_TARGET or ph == PH_MOVE_TARGET:
+        found = np.zeros(MAX_FIELDS, dtype=np.int8)
+        if ph == PH_PLACE_TARGET:
+            place_targets(state, p, found, limit)
+        else:
+            move_targets(state, p, state[MOVER], found, limit)
+        for f in range(nf):
+            if found[f]:
+                mask[A_FIELD + f] = 1
+                count += 1
+        return count
+    if ph == PH_STEP:
+        cur = state[PATH + state[PATH_N] - 1]
+        keys, vals, scratch, labels = new_cache()
+        for d in range(4):
+            v = NEIGH[n, cur, d]
+            if v < 0 or (state[VISITED] >> np.int64(v)) & np.int64(1):
+                continue
+            if step_ok(state, p, v, keys, vals, scratch, labels):
+                mask[A_FIELD + v] = 1
+                count += 1
+                if limit > 0 and count >= limit:
+                    return count
+        return count
+    found = np.zeros(MAX_FIELDS, dtype=np.int8)
+    src, k = own_worker_fields(state, p)
+    for i in range(k):
+        if ph == PH_ORIGIN:
+            ok = origin_ok(state, p, src[i])
+        else:
+            found[:] = 0
+            ok = move_targets(state, p, src[i], found, np.int64(1)) > 0
+        if ok:
+            mask[A_FIELD + src[i]] = 1
+            count += 1
+            if limit > 0 and count >= limit:
+                return count
+    return count
+
+
+@jit
+def mask_payment(state: np.ndarray, mask: np.ndarray) -> int:
+    """How the next obligation is paid, the purchase split, the next stall's substitution."""
+    p = state[H_CURRENT]
+    ph = state[H_PHASE]
+    count = 0
+    opts = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if ph == PH_PAY:
+        means_mask(state, p, opts)
+        base = A_MEANS
+    else:
+        stage_options(state, p, opts)
+        base = A_STALL
+        if ph == PH_SPLIT:
+            H, scal, stl, cown, bown = pay_context(state, p)
+            inits, K, k0 = purchase_inits(state, p, state[SLOT], scal)
+            base = A_SPLIT + k0 - 1
+    for o in range(STALL_OPTIONS):
+        if opts[o]:
+            mask[base + o] = 1
+            count += 1
+    return count
+
+
+@jit
+def mask_simple(state: np.ndarray, mask: np.ndarray) -> int:
+    """The starting field, Produce's colour, the market slot, where to build, the exchange, the
+    refill."""
+    p = state[H_CURRENT]
+    nf = NUM_FIELDS[state[H_NPLAYERS]]
+    ph = state[H_PHASE]
+    count = 0
+    if ph == PH_START:
+        for f in range(nf):
+            if state[FIELD_COLOUR + f] == YELLOW and state[WORKER + f] == 0:
+                mask[A_FIELD + f] = 1
+                count += 1
+    elif ph == PH_PRODUCE:
+        for c in range(NUM_COLOURS):
+            if produce_amount(state, p, c) > 0:
+                mask[A_COLOUR + c] = 1
+                count += 1
+    elif ph == PH_ACQUIRE:
+        for s in range(MARKET_SLOTS):
+            if state[MARKET + s] != 0 and purchase_feasible(state, p, s):
+                mask[A_SLOT + s] = 1
+                count += 1
+    elif ph == PH_BUILD:
+        for f in range(nf):
+            if can_build(state, p, f):
+                mask[A_FIELD + f] = 1
+                count += 1
+    elif ph == PH_EXCHANGE:
+        mask[A_EXCHANGE] = 1
+        count += 1
+        for a in range(NUM_COLOURS):
+            if goods(state, p, a) > 0:
+                for b in range(NUM_COLOURS):
+                    if b != a:
+                        mask[A_EXCHANGE + 1 + NUM_COLOURS * a + b] = 1
+                        count += 1
+    elif ph == PH_REFILL:
+        mask[A_REFILL] = 1
+        mask[A_REFILL + 1] = 1
+        count += 2
+    return count
+
+
+# ---- applying a decision -------------------------------------------------------------------------
+@jit
+def gain(state: np.ndarray, p: int, c: int, k: int) -> None:
+    state[GOODS_S + NUM_COLOURS * p + c] += k
+
+
+@jit
+def start_payment(state: np.ndarray, p: int) -> None:
+    """After a travel's last step: the obligations, the placement wheat, then the pay decisions."""
+    for i in range(AGG_LEN):
+        state[AGG + i] = 0
+    state[AGG + NUM_COLOURS * SUPPLY + YELLOW] = travel_wheat(state, p)
+    build_obligations(state, p)
+    state[H_PHASE] = PH_PAY
+    if state[OBL_N] == 0:
+        end_means(state, p)
+
+
+@jit
+def end_means(state: np.ndarray, p: int) -> None:
+    """All means chosen: the scales act, then the stall stage (if the payer has stalls)."""
+    H, scal, stl, cown, bown = pay_context(state, p)
+    apply_scales(state, np.int64(AGG), scal)
+    begin_stalls(state, p)
+
+
+@jit
+def begin_stalls(state: np.ndarray, p: int) -> None:
+    stalls, nst = own_stalls(state, p)
+    state[STALL_K] = 0
+    if nst == 0:
+        finish_payment(state, p)
+    else:
+        state[H_PHASE] = PH_STALL
+
+
+@jit
+def finish_payment(state: np.ndarray, p: int) -> None:
+    """Hand over the goods of AGG (stall choices applied), then the action's effect."""
+    n = state[H_NPLAYERS]
+    stalls, nst = own_stalls(state, p)
+    agg = np.empty(AGG_LEN, dtype=np.int64)
+    copy_range(agg, 0, state, AGG, AGG_LEN)
+    for i in range(nst):
+        apply_stall_choice(agg, stalls[i], state[STALL_CHOICE + i], p, n, np.int64(1))
+    for c in range(NUM_COLOURS):
+        for r in range(SUPPLY + 1):
+            v = agg[NUM_COLOURS * r + c]
+            state[GOODS_S + NUM_COLOURS * p + c] -= v
+            if r != SUPPLY:
+                state[GOODS_S + NUM_COLOURS * r + c] += v
+    act = state[ACT]
+    if act == ACT_PLACE:
+        finish_place(state, p)
+    elif act == ACT_MOVE:
+        t = state[TARGET]
+        state[WORKER + state[MOVER]] = 0
+        state[WORKER + t] = p + 1
+        gain(state, p, state[FIELD_COLOUR + t], np.int64(1))
+        complete_action(state)
+    elif act == ACT_ACQUIRE:
+        finish_purchase(state, p)
+    else:
+        finish_build(state, p)
+
+
+@jit
+def finish_place(state: np.ndarray, p: int) -> None:
+    """The new worker goes on the target and gains a good of its colour; the 8th / 9th may exchange
+    a good; the 10th gives an extra action."""
+    t = state[TARGET]
+    state[WORKER + t] = p + 1
+    state[WORKERS_ON_MAP + p] += 1
+    gain(state, p, state[FIELD_COLOUR + t], np.int64(1))
+    k = state[WORKERS_ON_MAP + p]
+    if k == EXTRA_ACTION_WORKER:
+        state[ACTIONS_LEFT] += 1
+    if k == 8 or k == 9:
+        clear_action(state)
+        state[ACT] = ACT_PLACE
+        state[H_PHASE] = PH_EXCHANGE
+        return
+    complete_action(state)
+
+
+@jit
+def finish_purchase(state: np.ndarray, p: int) -> None:
+    """The piece goes to the buyer; an emptied row / column is refilled (the buyer chooses when both
+    empty at once); a barrel gives an extra action; the end may trigger."""
+    s = state[SLOT]
+    e = state[MARKET + s] - 1
+    state[MARKET + s] = 0
+    state[EQUIP_LOC + e] = LOC_OWNED + p
+    if e // NUM_COLOURS == BARREL:
+        state[ACTIONS_LEFT] += 1
+    row = s // MARKET_W
+    col = s % MARKET_W
+    re = line_empty(state, np.int64(1), row)
+    ce = line_empty(state, np.int64(0), col)
+    if state[STACK_N] >= REFILL and re and ce:
+        clear_action(state)
+        state[ACT] = ACT_ACQUIRE
+        state[REFILL_CHOICE] = row
+        state[REFILL_CHOICE + 1] = col
+        state[H_PHASE] = PH_REFILL
+        return
+    if re:
+        refill_line(state, np.int64(1), row)
+    elif ce:
+        refill_line(state, np.int64(0), col)
+    check_end_trigger(state, p)
+    complete_action(state)
+
+
+@jit
+def finish_build(state: np.ndarray, p: int) -> None:
+    """The building goes up; the k-th of the game (k <= 7) takes the VP tile 8 - k."""
+    f = state[BUILD_FIELD]
+    c = state[FIELD_COLOUR + f]
+    state[BUILDING + f] = p + 1
+    state[BUILT + p] |= 1 << c
+    state[BUILDINGS_TOTAL] += 1
+    k = state[BUILDINGS_TOTAL]
+    if k <= VP_TILE_ARR.shape[0]:
+        state[VP_TILES_S + p] += VP_TILE_ARR[k - 1]
+    check_end_trigger(state, p)
+    complete_action(state)
+
+
+@jit
+def step_to(state: np.ndarray, p: int, v: int) -> None:
+    state[PATH + state[PATH_N]] = v
+    state[PATH_N] += 1
+    state[VISITED] |= bit(v)
+    if v == state[TARGET]:
+        start_payment(state, p)
+
+
+@jit
+def apply_decision(state: np.ndarray, action: int) -> None:
+    p = state[H_CURRENT]
+    n = state[H_NPLAYERS]
+    ph = state[H_PHASE]
+    if ph == PH_START:
+        f = action - A_FIELD
+        state[WORKER + f] = p + 1
+        state[WORKERS_ON_MAP + p] = 1
+        pl = place_of(f)
+        for i in range(FIELDS_PER_VILLAGE):
+            gain(state, p, state[FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i], np.int64(1))
+        state[SETUP_LEFT] -= 1
+        if state[SETUP_LEFT] > 0:
+            nxt = (p - 1 + n) % n
+        else:
+            nxt = state[START]
+            state[H_PHASE] = PH_ACTION
+            state[ACTIONS_LEFT] = ACTIONS_PER_TURN
+        state[H_CURRENT] = nxt
+        state[H_OWNER] = nxt
+    elif ph == PH_ACTION:
+        kind = action - A_KIND
+        state[ACT] = kind
+        if kind == ACT_PLACE:
+            state[H_PHASE] = PH_PLACE_TARGET
+        elif kind == ACT_MOVE:
+            state[H_PHASE] = PH_MOVE_WORKER
+        elif kind == ACT_PRODUCE:
+            state[H_PHASE] = PH_PRODUCE
+        elif kind == ACT_ACQUIRE:
+            state[H_PHASE] = PH_ACQUIRE
+        else:
+            state[H_PHASE] = PH_BUILD
+    elif ph == PH_PLACE_TARGET:
+        state[TARGET] = action - A_FIELD
+        state[H_PHASE] = PH_ORIGIN
+    elif ph == PH_ORIGIN:
+        o = action - A_FIELD
+        state[PATH] = o
+        state[PATH_N] = 1
+        state[VISITED] = bit(o)
+        state[H_PHASE] = PH_STEP
+    elif ph == PH_MOVE_WORKER:
+        state[MOVER] = action - A_FIELD
+        state[H_PHASE] = PH_MOVE_TARGET
+    elif ph == PH_MOVE_TARGET:
+        state[TARGET] = action - A_FIELD
+        o = state[MOVER]
+        state[PATH] = o
+        state[PATH_N] = 1
+        state[VISITED] = bit(o)
+        state[H_PHASE] = PH_STEP
+    elif ph == PH_STEP:
+        step_to(state, p, action - A_FIELD)
+    elif ph == PH_PAY:
+        j = state[OBL_I]
+        opt = action - A_MEANS
+        state[OBL_OPT + j] = opt
+        if state[OBL_KIND + j] == OBL_FIELD_KIND:
+            field_pass_increment(state, state, np.int64(AGG), p, state[OBL_COLOUR + j], state[OBL_OCC + j], opt,
+                                 np.int64(1))
+        else:
+            canal_increment(state, state, np.int64(AGG), p, opt, np.int64(1))
+        state[OBL_I] = j + 1
+        if j + 1 == state[OBL_N]:
+            end_means(state, p)
+    elif ph == PH_PRODUCE:
+        c = action - A_COLOUR
+        gain(state, p, c, produce_amount(state, p, c))
+        complete_action(state)
+    elif ph == PH_ACQUIRE:
+        state[SLOT] = action - A_SLOT
+        state[H_PHASE] = PH_SPLIT
+    elif ph == PH_SPLIT:
+        k = action - A_SPLIT + 1
+        state[SPLIT] = k
+        H, scal, stl, cown, bown = pay_context(state, p)
+        inits, K, k0 = purchase_inits(state, p, state[SLOT], scal)
+        copy_range(state, AGG, inits, AGG_LEN * (k - k0), AGG_LEN)
+        begin_stalls(state, p)
+    elif ph == PH_STALL:
+        state[STALL_CHOICE + state[STALL_K]] = action - A_STALL
+        state[STALL_K] += 1
+        stalls, nst = own_stalls(state, p)
+        if state[STALL_K] == nst:
+            finish_payment(state, p)
+    elif ph == PH_BUILD:
+        f = action - A_FIELD
+        state[BUILD_FIELD] = f
+        build_cost(state, p, f, state, np.int64(AGG))
+        begin_stalls(state, p)
+    elif ph == PH_EXCHANGE:
+        code = action - A_EXCHANGE
+        if code > 0:
+            a = (code - 1) // NUM_COLOURS
+            b = (code - 1) % NUM_COLOURS
+            gain(state, p, a, np.int64(-1))
+            gain(state, p, b, np.int64(1))
+        complete_action(state)
+    elif ph == PH_REFILL:
+        if action - A_REFILL == 0:
+            refill_line(state, np.int64(1), state[REFILL_CHOICE])
+        else:
+            refill_line(state, np.int64(0), state[REFILL_CHOICE + 1])
+        check_end_trigger(state, p)
+        complete_action(state)
+
+
+@jit
+def auto_advance(state: np.ndarray) -> None:
+    """Apply every decision that has a single option."""
+    mask = np.zeros(NUM_ACTIONS + 1, dtype=np.int8)
+    while not state[H_TERMINAL]:
+        if legal_mask(state, mask) != 1:
+            return
+        a = 0
+        while mask[a] == 0:
+            a += 1
+        apply_decision(state, a)
+
+
+@jit
+def apply(state: np.ndarray, action: int) -> None:
+    state[H_DECISIONS] += 1
+    apply_decision(state, action)
+    auto_advance(state)
+
+
+@jit
+def scores(state: np.ndarray, out: np.ndarray) -> None:
+    for p in range(state[H_NPLAYERS]):
+        out[p] = float(final_score(state, p))
+
+
+@jit
+def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
+    """Most VP first; a tie goes to more goods left after the triples; still tied: shared."""
+    for p in range(state[H_NPLAYERS]):
+        out[p] = float(final_score(state, p)) * 1e6 + float(min(tiebreak_goods(state, p), 999_999))
+
+
+# =============================================================================================
+# Observation
+# =============================================================================================
+@jit
+def clip8(v: int) -> int:
+    if v > 127:
+        return 127
+    if v < 0:
+        return 0
+    return v
+
+
+@jit
+def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
+    """Flat int8 vector laid out as ``layout.OBS[n]`` (seat-relative: ``rel = (seat - player) mod
+    n``). Goods are unlimited: counts are clipped to 127. The stack shows by size only; which pieces
+    are in it or out of the game is never shown."""
+    n = state[H_NPLAYERS]
+    off = OBS_OFF[n]
+    out[:] = 0
+    nf = NUM_FIELDS[n]
+    fs = NUM_COLOURS + 2 * n + 4
+    ph = state[H_PHASE]
+    paying_field = -1
+    paying_a = -1
+    paying_b = -1
+    if not state[H_TERMINAL] and ph == PH_PAY and state[OBL_I] < state[OBL_N]:
+        j = state[OBL_I]
+        if state[OBL_KIND + j] == OBL_FIELD_KIND:
+            paying_field = state[OBL_WHERE + j]
+        else:
+            paying_a = state[PATH + state[OBL_WHERE + j]]
+            paying_b = state[PATH + state[OBL_WHERE + j] + 1]
+    cur = state[PATH + state[PATH_N] - 1] if state[PATH_N] > 0 else -1
+    for f in range(nf):
+        base = off[O_FIELDS] + fs * f
+        out[base + state[FIELD_COLOUR + f]] = 1
+        w = state[WORKER + f]
+        if w:
+            out[base + NUM_COLOURS + (w - 1 - player + n) % n] = 1
+        b = state[BUILDING + f]
+        if b:
+            out[base + NUM_COLOURS + n + (b - 1 - player + n) % n] = 1
+        t = base + NUM_COLOURS + 2 * n
+        if (state[VISITED] >> np.int64(f)) & np.int64(1):
+            out[t] = 1
+        if f == cur:
+            out[t + 1] = 1
+        if f == state[TARGET]:
+            out[t + 2] = 1
+        if f == paying_field or f == paying_a or f == paying_b:
+            out[t + 3] = 1
+    for q in range(n):
+        rel = (q - player + n) % n
+        base = off[O_SEATS] + OBS_SEAT * rel
+        for c in range(NUM_COLOURS):
+            out[base + c] = clip8(goods(state, q, c))
+        for e in range(NUM_EQUIP):
+            if state[EQUIP_LOC + e] == LOC_OWNED + q:
+                out[base + NUM_COLOURS + e] = 1
+        out[base + NUM_COLOURS + NUM_EQUIP] = state[WORKERS_ON_MAP + q]
+        for c in range(NUM_COLOURS):
+            out[base + NUM_COLOURS + NUM_EQUIP + 1 + c] = (state[BUILT + q] >> c) & 1
+        out[base + NUM_COLOURS + NUM_EQUIP + 1 + NUM_COLOURS] = clip8(state[VP_TILES_S + q])
+    for s in range(MARKET_SLOTS):
+        v = state[MARKET + s]
+        if v:
+            e = v - 1
+            out[off[O_MARKET] + 2 * NUM_COLOURS * s + e // NUM_COLOURS] = 1
+            out[off[O_MARKET] + 2 * NUM_COLOURS * s + NUM_COLOURS + e % NUM_COLOURS] = 1
+    out[off[O_STACK_N]] = state[STACK_N]
+    k = state[BUILDINGS_TOTAL]
+    out[off[O_NEXT_VP]] = VP_TILE_ARR[k] if k < VP_TILE_ARR.shape[0] else 0
+    out[off[O_END]] = state[END_TRIGGERED]
+    out[off[O_END] + 1] = state[FINAL_ROUND]
+    out[off[O_ACTIONS_LEFT]] = clip8(state[ACTIONS_LEFT])
+    out[off[O_ROUND]] = clip8(state[ROUND])
+    if not state[H_TERMINAL]:
+        out[off[O_PHASE] + ph] = 1
+        if state[ACT] >= 0:
+            out[off[O_ACT] + state[ACT]] = 1
+        for c in range(NUM_COLOURS):
+            out[off[O_PAY_SUPPLY] + c] = clip8(state[AGG + NUM_COLOURS * SUPPLY + c])
+        for q in range(n):
+            rel = (q - player + n) % n
+            for c in range(NUM_COLOURS):
+                out[off[O_PAY_SEATS] + NUM_COLOURS * rel + c] = clip8(state[AGG + NUM_COLOURS * q + c])
+        if ph == PH_PAY and state[OBL_I] < state[OBL_N]:
+            j = state[OBL_I]
+            ob = off[O_OBLIGATION]
+            out[ob + state[OBL_KIND + j]] = 1
+            out[ob + 2 + state[OBL_COLOUR + j]] = 1
+            if state[OBL_OCC + j]:
+                out[ob + 2 + NUM_COLOURS + (state[OBL_OCC + j] - 1 - player + n) % n] = 1
+        if ph == PH_STALL:
+            stalls, nst = own_stalls(state, state[H_CURRENT])
+            if state[STALL_K] < nst:
+                out[off[O_STALL] + stalls[state[STALL_K]]] = 1
+        if state[SLOT] >= 0:
+            out[off[O_SLOT] + state[SLOT]] = 1
+        out[off[O_SPLIT]] = state[SPLIT]
+        out[off[O_OWNER] + (state[H_OWNER] - player + n) % n] = 1
+    out[off[O_START] + (state[START] - player + n) % n] = 1
+
+
+# =============================================================================================
+# Hidden information
+# =============================================================================================
+@jit
+def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
+    """Redeal the pieces nobody has seen (the face-down stack and those that left the game at setup:
+    the same for every seat) uniformly, keeping the stack's size; reseed the generator."""
+    rng_seed(state, H_RNG, seed)
+    hidden = np.empty(NUM_EQUIP, dtype=np.int64)
+    k = 0
+    for e in range(NUM_EQUIP):
+        if state[EQUIP_LOC + e] == LOC_STACK or state[EQUIP_LOC + e] == LOC_OUT:
+            hidden[k] = e
+            k += 1
+    rng_shuffle(state, H_RNG, hidden, 0, k)
+    ns = state[STACK_N]
+    for i in range(k):
+        e = hidden[i]
+        if i < ns:
+            state[STACK + i] = e
+            state[EQUIP_LOC + e] = LOC_STACK
+        else:
+            state[EQUIP_LOC + e] = LOC_OUT
+
+
+# =============================================================================================
+# Validation
+# =============================================================================================
+@jit
+def check_state(state: np.ndarray, params: np.ndarray) -> int:
+    """0 if ``state`` is a sound position for ``params``, else (first bad slot) + 1."""
+    n = params[P_PLAYERS]
+    bad = check_header(state, n, NUM_PHASES)
+    if bad:
+        return bad
+    if state[H_TERMINAL] == 0 and state[H_DONE] != 0:
+        return H_DONE + 1
+    if state[H_OWNER] != state[H_CURRENT]:
+        return H_OWNER + 1
+    if state[START] != params[P_START]:
+        return START + 1
+    if state[MAX_ROUNDS] != params[P_MAX_ROUNDS]:
+        return MAX_ROUNDS + 1
+    if state[ROUND] < 0 or state[ROUND] > state[MAX_ROUNDS]:
+        return ROUND + 1
+    if state[TURNS] < 0 or state[TURNS] > MAX_COUNTER:
+        return TURNS + 1
+    if state[SETUP_LEFT] < 0 or state[SETUP_LEFT] > n:
+        return SETUP_LEFT + 1
+    for s in (END_TRIGGERED, FINAL_ROUND):
+        if state[s] < 0 or state[s] > 1:
+            return s + 1
+    if state[FINAL_ROUND] == 1 and state[END_TRIGGERED] == 0:
+        return FINAL_ROUND + 1
+    # the map
+    seen_tile = np.zeros(NUM_TILES, dtype=np.int64)
+    for pl in range(MAX_PLACES):
+        t = state[PLACE_TILE + pl]
+        if pl >= NUM_PLACES[n]:
+            if t != -1 or state[PLACE_FLIP + pl] != 0:
+                return PLACE_TILE + pl + 1
+            continue
+        if t < 0 or t >= NUM_TILES or seen_tile[t]:
+            return PLACE_TILE + pl + 1
+        seen_tile[t] = 1
+        if state[PLACE_FLIP + pl] < 0 or state[PLACE_FLIP + pl] > 1:
+            return PLACE_FLIP + pl + 1
+    nf = NUM_FIELDS[n]
+    for pl in range(NUM_PLACES[n]):
+        t = state[PLACE_TILE + pl]
+        for i in range(FIELDS_PER_VILLAGE):
+            j = FIELDS_PER_VILLAGE - 1 - i if state[PLACE_FLIP + pl] else i
+            if state[FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i] != PATTERN[t, j]:
+                return FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i + 1
+    workers = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    built = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    nbuild = 0
+    for f in range(MAX_FIELDS):
+        w = state[WORKER + f]
+        b = state[BUILDING + f]
+        if f >= nf:
+            if state[FIELD_COLOUR + f] != -1 or w != 0 or b != 0:
+                return FIELD_COLOUR + f + 1
+            continue
+        if w < 0 or w > n:
+            return WORKER + f + 1
+        if w:
+            workers[w - 1] += 1
+        if b < 0 or b > n:
+            return BUILDING + f + 1
+        if b:
+            c = state[FIELD_COLOUR + f]
+            if (built[b - 1] >> c) & 1:
+                return BUILDING + f + 1
+            built[b - 1] |= 1 << c
+            nbuild += 1
+    for p in range(MAX_PLAYERS):
+        if p >= n:
+            if state[WORKERS_ON_MAP + p] != 0 or state[BUILT + p] != 0 or state[VP_TILES_S + p] != 0:
+                return WORKERS_ON_MAP + p + 1
+            for c in range(NUM_COLOURS):
+                if goods(state, p, c) != 0:
+                    return GOODS_S + NUM_COLOURS * p + c + 1
+            continue
+        if state[WORKERS_ON_MAP + p] != workers[p] or workers[p] > WORKERS:
+            return WORKERS_ON_MAP + p + 1
+        if state[BUILT + p] != built[p]:
+            return BUILT + p + 1
+        for c in range(NUM_COLOURS):
+            if goods(state, p, c) < 0 or goods(state, p, c) > 1_000_000:
+                return GOODS_S + NUM_COLOURS * p + c + 1
+        if state[VP_TILES_S + p] < 0 or state[VP_TILES_S + p] > 28:
+            return VP_TILES_S + p + 1
+    if state[BUILDINGS_TOTAL] != nbuild:
+        return BUILDINGS_TOTAL + 1
+    # setup: the first SETUP_LEFT seats in reverse order from the start have no worker yet
+    placed = n - state[SETUP_LEFT]
+    for p in range(n):
+        # the i-th to place (0-based) is start - 1 - i
+        i = (state[START] - 1 - p + 2 * n) % n
+        has = state[WORKERS_ON_MAP + p] > 0
+        if has != (i < placed):
+            return WORKERS_ON_MAP + p + 1
+    # equipment: each piece in exactly one place
+    nstack = state[STACK_N]
+    if nstack < 0 or nstack > STACK_BY_COUNT[n]:
+        return STACK_N + 1
+    where = np.zeros(NUM_EQUIP, dtype=np.int64)
+    for e in range(NUM_EQUIP):
+        loc = state[EQUIP_LOC + e]
+        if loc < 0 or loc >= LOC_OWNED + n:
+            return EQUIP_LOC + e + 1
+    for s in range(MARKET_SLOTS):
+        v = state[MARKET + s]
+        if v < 0 or v > NUM_EQUIP:
+            return MARKET + s + 1
+        if v:
+            if state[EQUIP_LOC + v - 1] != LOC_MARKET or where[v - 1]:
+                return MARKET + s + 1
+            where[v - 1] = 1
+    for i in range(MAX_STACK):
+        e = state[STACK + i]
+        if i >= nstack:
+            if e != 0:
+                return STACK + i + 1
+            continue
+        if e < 0 or e >= NUM_EQUIP or state[EQUIP_LOC + e] != LOC_STACK or where[e]:
+            return STACK + i + 1
+        where[e] = 1
+    for e in range(NUM_EQUIP):
+        loc = state[EQUIP_LOC + e]
+        if (loc == LOC_MARKET or loc == LOC_STACK) and not where[e]:
+            return EQUIP_LOC + e + 1
+    # the VP tiles taken are those of the first buildings
+    tiles = 0
+    for k in range(min(nbuild, VP_TILE_ARR.shape[0])):
+        tiles += VP_TILE_ARR[k]
+    total = 0
+    for p in range(n):
+        total += state[VP_TILES_S + p]
+    if total != tiles:
+        return VP_TILES_S + 1
+    # the turn
+    ph = state[H_PHASE]
+    if state[H_TERMINAL] == 1:
+        if state[ACT] != ACT_NONE or state[PATH_N] != 0 or state[OBL_N] != 0:
+            return ACT + 1
+        return 0
+    if (ph == PH_START) != (state[SETUP_LEFT] > 0):
+        return H_PHASE + 1
+    if ph == PH_START:
+        if state[ACTIONS_LEFT] != 0 or state[ACT] != ACT_NONE:
+            return ACTIONS_LEFT + 1
+        return check_idle_context(state)
+    if state[ACTIONS_LEFT] < 1 or state[ACTIONS_LEFT] > 4:
+        return ACTIONS_LEFT + 1
+    return check_turn_context(state, n)
+
+
+@jit
+def check_idle_context(state: np.ndarray) -> int:
+    if state[TARGET] != -1 or state[MOVER] != -1 or state[VISITED] != 0 or state[PATH_N] != 0:
+        return TARGET + 1
+    if state[OBL_N] != 0 or state[OBL_I] != 0:
+        return OBL_N + 1
+    for i in range(AGG_LEN):
+        if state[AGG + i] != 0:
+            return AGG + i + 1
+    if state[STALL_K] != 0 or state[SLOT] != -1 or state[SPLIT] != 0 or state[BUILD_FIELD] != -1:
+        return STALL_K + 1
+    for i in range(NUM_COLOURS):
+        if state[STALL_CHOICE + i] != 0:
+            return STALL_CHOICE + i + 1
+    if state[REFILL_CHOICE] != 0 or state[REFILL_CHOICE + 1] != 0:
+        return REFILL_CHOICE + 1
+    for i in range(MAX_FIELDS):
+        if state[PATH + i] != 0:
+            return PATH + i + 1
+    for j in range(MAX_OBL):
+        if state[OBL_KIND + j] != 0 or state[OBL_WHERE + j] != 0 or state[OBL_COLOUR + j] != 0 \
+                or state[OBL_OCC + j] != 0 or state[OBL_OPT + j] != 0:
+            return OBL_KIND + j + 1
+    return 0
+
+
+@jit
+def check_turn_context(state: np.ndarray, n: int) -> int:
+    """The context slots of the pending decision: only the slots its action uses are set, and they
+    describe a position the decision can be taken in."""
+    ph = state[H_PHASE]
+    act = state[ACT]
+    p = state[H_CURRENT]
+    nf = NUM_FIELDS[n]
+    if ph == PH_ACTION:
+        if act != ACT_NONE:
+            return ACT + 1
+        return check_idle_context(state)
+    want = ACT_NONE
+    if ph == PH_PLACE_TARGET or ph == PH_ORIGIN or ph == PH_EXCHANGE:
+        want = ACT_PLACE
+    elif ph == PH_MOVE_WORKER or ph == PH_MOVE_TARGET:
+        want = ACT_MOVE
+    elif ph == PH_PRODUCE:
+        want = ACT_PRODUCE
+    elif ph == PH_ACQUIRE or ph == PH_SPLIT or ph == PH_REFILL:
+        want = ACT_ACQUIRE
+    elif ph == PH_BUILD:
+        want = ACT_BUILD
+    if want != ACT_NONE and act != want:
+        return ACT + 1
+    if want == ACT_NONE and not (act == ACT_PLACE or act == ACT_MOVE or act == ACT_ACQUIRE or act == ACT_BUILD):
+        return ACT + 1
+    if (ph == PH_STEP or ph == PH_PAY) and not (act == ACT_PLACE or act == ACT_MOVE):
+        return ACT + 1
+    if ph == PH_EXCHANGE:
+        k = state[WORKERS_ON_MAP + p]
+        if k != 8 and k != 9:
+            return WORKERS_ON_MAP + p + 1
+        return check_idle_context(state)
+    if ph == PH_REFILL:
+        r = state[REFILL_CHOICE]
+        c = state[REFILL_CHOICE + 1]
+        if r < 0 or r >= MARKET_W or c < 0 or c >= MARKET_W or state[STACK_N] < REFILL:
+            return REFILL_CHOICE + 1
+        if not line_empty(state, np.int64(1), r) or not line_empty(state, np.int64(0), c):
+            return REFILL_CHOICE + 1
+        state2 = state.copy()
+        state2[REFILL_CHOICE] = 0
+        state2[REFILL_CHOICE + 1] = 0
+        return check_idle_context(state2)
+    traveling = ph == PH_ORIGIN or ph == PH_STEP or ph == PH_PAY or ph == PH_MOVE_TARGET \
+        or (ph == PH_STALL and (act == ACT_PLACE or act == ACT_MOVE))
+    if traveling or ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER:
+        t = state[TARGET]
+        if ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER or ph == PH_MOVE_TARGET:
+            if t != -1:
+                return TARGET + 1
+        elif t < 0 or t >= nf:
+            return TARGET + 1
+        if act == ACT_MOVE and ph != PH_MOVE_WORKER:
+            mv = state[MOVER]
+            if mv < 0 or mv >= nf or state[WORKER + mv] != p + 1:
+                return MOVER + 1
+        elif state[MOVER] != -1:
+            return MOVER + 1
+        npath = state[PATH_N]
+        if npath < 0 or npath > MAX_FIELDS:
+            return PATH_N + 1
+        if (ph == PH_STEP or ph == PH_PAY or ph == PH_STALL) != (npath > 0):
+            return PATH_N + 1
+        if act == ACT_PLACE and state[WORKERS_ON_MAP + p] >= WORKERS:
+            return WORKERS_ON_MAP + p + 1
+        visited = np.int64(0)
+        for i in range(MAX_FIELDS):
+            f = state[PATH + i]
+            if i >= npath:
+                if f != 0:
+                    return PATH + i + 1
+                continue
+            if f < 0 or f >= nf or (visited >> np.int64(f)) & np.int64(1):
+                return PATH + i + 1
+            if i == 0:
+                if state[WORKER + f] != p + 1 or (act == ACT_MOVE and f != state[MOVER]):
+                    return PATH + i + 1
+            else:
+                prev = state[PATH + i - 1]
+                adj = False
+                for d in range(4):
+                    if NEIGH[n, prev, d] == f:
+                        adj = True
+                if not adj or (f == t and i != npath - 1):
+                    return PATH + i + 1
+            visited |= bit(f)
+        if state[VISITED] != visited:
+            return VISITED + 1
+        if t >= 0 and state[WORKER + t] != 0:
+            return TARGET + 1
+        arrived = npath > 0 and state[PATH + npath - 1] == t
+        if (ph == PH_PAY or ph == PH_STALL) != arrived:
+            return PATH_N + 1
+        if ph == PH_PAY or ph == PH_STALL:
+            return check_payment(state, p, n)
+        if state[OBL_N] != 0 or state[OBL_I] != 0:
+            return OBL_N + 1
+        for i in range(AGG_LEN):
+            if state[AGG + i] != 0:
+                return AGG + i + 1
+        return 0
+    if ph == PH_ACQUIRE or ph == PH_PRODUCE or ph == PH_BUILD:
+        if state[SLOT] != -1 or state[SPLIT] != 0 or state[BUILD_FIELD] != -1 or state[TARGET] != -1:
+            return SLOT + 1
+        return 0
+    if ph == PH_SPLIT or (ph == PH_STALL and act == ACT_ACQUIRE):
+        s = state[SLOT]
+        if s < 0 or s >= MARKET_SLOTS:
+            return SLOT + 1
+        if state[MARKET + s] == 0:
+            return SLOT + 1
+        if ph == PH_SPLIT:
+            if state[SPLIT] != 0:
+                return SPLIT + 1
+            return 0
+        e = state[MARKET + s] - 1
+        cost = EQ_COST[e // NUM_COLOURS]
+        H, scal, stl, cown, bown = pay_context(state, p)
+        inits, K, k0 = purchase_inits(state, p, s, scal)
+        k = state[SPLIT]
+        if k < k0 or k >= k0 + K or k > cost:
+            return SPLIT + 1
+        for i in range(AGG_LEN):
+            if state[AGG + i] != inits[AGG_LEN * (k - k0) + i]:
+                return AGG + i + 1
+        return check_stall_choices(state, p, n)
+    if ph == PH_STALL and act == ACT_BUILD:
+        f = state[BUILD_FIELD]
+        if f < 0 or f >= nf or not can_build(state, p, f):
+            return BUILD_FIELD + 1
+        agg = np.zeros(AGG_LEN, dtype=np.int64)
+        build_cost(state, p, f, agg, np.int64(0))
+        for i in range(AGG_LEN):
+            if state[AGG + i] != agg[i]:
+                return AGG + i + 1
+        return check_stall_choices(state, p, n)
+    return H_PHASE + 1
+
+
+@jit
+def check_payment(state: np.ndarray, p: int, n: int) -> int:
+    """A travel's payment: the obligations are those of the path, the chosen means exist and AGG is
+    their sum (after the scales once all are chosen)."""
+    want = state.copy()
+    build_obligations(want, p)
+    k = want[OBL_N]
+    if state[OBL_N] != k:
+        return OBL_N + 1
+    for j in range(k):
+        if state[OBL_KIND + j] != want[OBL_KIND + j] or state[OBL_WHERE + j] != want[OBL_WHERE + j] \
+                or state[OBL_COLOUR + j] != want[OBL_COLOUR + j] or state[OBL_OCC + j] != want[OBL_OCC + j]:
+            return OBL_KIND + j + 1
+    oi = state[OBL_I]
+    if oi < 0 or oi > k:
+        return OBL_I + 1
+    if (state[H_PHASE] == PH_PAY) != (oi < k):
+        return OBL_I + 1
+    agg = np.zeros(AGG_LEN, dtype=np.int64)
+    agg[NUM_COLOURS * SUPPLY + YELLOW] = travel_wheat(state, p)
+    for j in range(MAX_OBL):
+        o = state[OBL_OPT + j]
+        if j >= k:
+            if state[OBL_KIND + j] != 0 or state[OBL_WHERE + j] != 0 or state[OBL_COLOUR + j] != 0 \
+                    or state[OBL_OCC + j] != 0 or o != 0:
+                return OBL_KIND + j + 1
+            continue
+        if j >= oi:
+            if o != 0:
+                return OBL_OPT + j + 1
+            continue
+        if o < 0 or o > NUM_COLOURS or not means_available(state, j, o):
+            return OBL_OPT + j + 1
+        if state[OBL_KIND + j] == OBL_FIELD_KIND:
+            field_pass_increment(state, agg, np.int64(0), p, state[OBL_COLOUR + j], state[OBL_OCC + j], o, np.int64(1))
+        else:
+            canal_increment(state, agg, np.int64(0), p, o, np.int64(1))
+    if oi == k:
+        H, scal, stl, cown, bown = pay_context(state, p)
+        apply_scales(agg, np.int64(0), scal)
+    for i in range(AGG_LEN):
+        if state[AGG + i] != agg[i]:
+            return AGG + i + 1
+    if state[H_PHASE] == PH_STALL:
+        return check_stall_choices(state, p, n)
+    if state[STALL_K] != 0:
+        return STALL_K + 1
+    return 0
+
+
+@jit
+def check_stall_choices(state: np.ndarray, p: int, n: int) -> int:
+    stalls, nst = own_stalls(state, p)
+    sk = state[STALL_K]
+    if sk < 0 or sk >= nst:
+        return STALL_K + 1
+    agg = np.empty(AGG_LEN, dtype=np.int64)
+    copy_range(agg, 0, state, AGG, AGG_LEN)
+    for i in range(NUM_COLOURS):
+        code = state[STALL_CHOICE + i]
+        if i >= sk:
+            if code != 0:
+                return STALL_CHOICE + i + 1
+            continue
+        if code < 0 or code > MAX_PLAYERS * NUM_COLOURS or not apply_stall_choice(
+                agg, stalls[i], code, p, n, np.int64(1)):
+            return STALL_CHOICE + i + 1
+    return 0
