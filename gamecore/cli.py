@@ -245,13 +245,34 @@ def cmd_tables(args: argparse.Namespace) -> str:
         readme = args.readme.read_text(encoding="utf-8")
         if BEGIN in readme and END in readme:
             head, rest = readme.split(BEGIN, 1)
-            tail = rest.split(END, 1)[1]
+            old, tail = rest.split(END, 1)
+            if args.only:  # the other games' tables, with the commands that produced them, stay
+                text = _merge_tables(old, blocks, command)
             readme = head + text + tail
         else:
             readme = readme.rstrip("\n") + "\n\n" + text + "\n"
         args.readme.write_text(readme, encoding="utf-8")
         print(f"updated {args.readme}")
     return text
+
+
+def _merge_tables(old: str, blocks: list[str], command: str) -> str:
+    """The arena section with ``blocks`` replacing (or joining) their games' tables; each game's
+    table keeps a line naming the command that produced it."""
+    games: dict[str, str] = {}
+    produced = re.search(r"Produced by `([^`]*)`", old)
+    current = produced.group(1) if produced else ""
+    for part in re.split(r"\n\n(?=\S+, \d+ players: )", old.strip()):
+        line = re.search(r"Produced by `([^`]*)`", part)
+        if line:
+            current = line.group(1)
+            part = part[line.end():].lstrip(". \n")
+        name = part.split(",", 1)[0]
+        if part and name in GAMES:
+            games[name] = f"{part}\n\n(`{current}`)" if not part.rstrip().endswith("`)") else part
+    for block in blocks:
+        games[block.split(",", 1)[0]] = f"{block}\n\n(`{command}`)"
+    return f"{BEGIN}\n" + "\n\n".join(games[g] for g in sorted(games)) + f"\n{END}"
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -86,5 +86,20 @@ def test_tables_rewrites_the_readme_section_between_its_markers(tmp_path, capsys
     text = readme.read_text()
     assert text.startswith("# Title\n\nbefore\n\n" + BEGIN) and text.endswith(END + "\n\nafter\n")
     assert "old tables" not in text
-    assert "Produced by `python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto" in text
+    assert "(`python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto" in text
     assert "| `mcts:4` |" in text and "no trained model at" in text
+
+
+def test_tables_for_some_games_keep_the_other_games_tables(tmp_path):
+    from gamecore.cli import BEGIN, END
+
+    readme = tmp_path / "README.md"
+    old = ("Produced by `python -m gamecore tables --games 200`.\n\ncalcada, 2 players: 200 games\n\n| calcada table |"
+           "\n\ncallisto, 2 players: 200 games\n\n| old callisto table |")
+    readme.write_text(f"{BEGIN}\n{old}\n{END}\n")
+    main(["tables", "--games", "2", "--mcts", "4", "--only", "callisto", "--models", str(tmp_path), "--threads", "1",
+          "--readme", str(readme)])
+    text = readme.read_text()
+    assert "| calcada table |\n\n(`python -m gamecore tables --games 200`)" in text
+    assert "old callisto table" not in text and text.index("calcada, 2") < text.index("callisto, 2 players")
+    assert text.count("(`python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto") == 1
