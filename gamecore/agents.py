@@ -111,22 +111,30 @@ class GreedyAgent(Agent):
     """The decision whose turn ends best for the mover by the game's score (see :mod:`gamecore.mcts`:
     the margin over the best other seat of the ``scores`` kernel on a copy, the seat's further
     decisions in the same turn searched up to ``depth`` decisions in all). With hidden information
-    the lookahead is averaged over ``samples`` redeals of what the seat cannot see (default 4;
-    else 1)."""
+    the lookahead is averaged over ``samples`` redeals of what the seat cannot see (default 4 at a
+    player count where the game hides something, else 1)."""
 
     needs_state = True
 
     def __init__(self, game, seed=None, depth: int = M.DEFAULT_DEPTH, samples: int | None = None,
                  node_cap: int = M.DEFAULT_NODE_CAP) -> None:
         super().__init__(game, seed)
+        default_samples = 4 if self.game.hidden_information else 1
+        self._auto_samples = samples is None
         if samples is None:
-            samples = 4 if self.game.hidden_information else 1
+            samples = default_samples
         for name, v in (("depth", depth), ("samples", samples), ("node_cap", node_cap)):
             if int(v) < 1:
                 raise ValueError(f"greedy: {name} must be at least 1, got {v}")
         self.depth, self.samples, self.node_cap = int(depth), int(samples), int(node_cap)
         self.spec = "greedy" + _options_suffix({"depth": (self.depth, M.DEFAULT_DEPTH), "samples": (
-            self.samples, 4 if self.game.hidden_information else 1), "cap": (self.node_cap, M.DEFAULT_NODE_CAP)})
+            self.samples, default_samples), "cap": (self.node_cap, M.DEFAULT_NODE_CAP)})
+
+    def _samples_for(self, states: np.ndarray) -> int:
+        """One redeal is enough where the game hides nothing at the states' player count."""
+        if self._auto_samples and len(states) and not self.game.hides_information(int(states[0][H_NPLAYERS])):
+            return 1
+        return self.samples
 
     def values(self, states: np.ndarray, seats: np.ndarray | None = None,
                num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -135,12 +143,12 @@ class GreedyAgent(Agent):
         states, seats = self._need(states, seats, len(states))
         a = num_actions or self._num_actions(states)
         return M.greedy_actions(self.game.kernels, states, seats, a, self._seeds(len(states)), self.depth,
-                                self.node_cap, self.samples)
+                                self.node_cap, self._samples_for(states))
 
     def act(self, obs, masks, states=None, seats=None):
         states, seats = self._need(states, seats, len(masks))
         actions, _ = M.greedy_actions(self.game.kernels, states, seats, np.asarray(masks).shape[1],
-                                      self._seeds(len(states)), self.depth, self.node_cap, self.samples)
+                                      self._seeds(len(states)), self.depth, self.node_cap, self._samples_for(states))
         return actions
 
 
