@@ -76,15 +76,15 @@ score 5/3/1. All seats terminate together.
 `env.unwrapped.to_dict(viewer="public")` returns plain JSON types: `layout` (cell -> action),
 `streets` (actions and discs bottom first, with owner and white flag), `council` (the 15 seats in
 order with tile, scored flag and holder; `artworks_in_order`), `churches` (per resource and per
-seat, artworks per seat, free slots), `cities` (cloth per seat), `trade_houses`, `deck_size`,
-`discard_pile`, `face_up_scoring_card`, `turn` (street, activations, pending actions, whether the
-placing player still owes an action, the action being carried out) and `players` (per seat: `vp`,
-`seats`, `seat_order`, `council_artworks`, `warehouses`, `workshops`, `cloth_in_workshops`, `ships`,
-`trade_houses`, `cloth_in_cities`, `contributions` per church and resource, `artworks` per building,
-cubes and discs in reserve, `hand_count`, `known_cards`). A seat's own view adds its `hand`,
-`dealt_scoring_cards` and `kept_scoring_card`; `viewer="all"` adds every seat's, the deck order
-(`deck_top_first`) and the scoring card put back unseen. Kept cards are shown to all once the game
-is over. Renders use the same viewers (default: public).
+seat, artworks per seat, free slots), `cities` (cloth per seat), `city_free_slots`, `trade_houses`,
+`deck_size`, `discard_pile`, `face_up_scoring_card`, `turn` (street, activations, pending actions,
+whether the placing player still owes an action, the action being carried out) and `players` (per
+seat: `vp`, `seats`, `seat_order`, `council_artworks`, `warehouses`, `workshops`,
+`cloth_in_workshops`, `ships`, `trade_houses`, `cloth_in_cities`, `contributions` per church and
+resource, `artworks` per building, cubes and discs in reserve, `hand_count`, `known_cards`). A
+seat's own view adds its `hand`, `dealt_scoring_cards` and `kept_scoring_card`; `viewer="all"` adds
+every seat's, the deck order (`deck_top_first`) and the scoring card put back unseen. Kept cards are
+shown to all once the game is over. Renders use the same viewers (default: public).
 
 ## Version history
 * v0: first release.

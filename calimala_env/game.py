@@ -227,6 +227,7 @@ class CalimalaGame(GameSpec):
             },
             "churches": churches,
             "cities": cities,
+            "city_free_slots": {L.CITY_NAMES[c]: int(rules.city_free(state, c)) for c in range(L.NUM_CITIES)},
             "trade_houses": {L.CITY_NAMES[L.FIRST_TRADE + t]: [p for p in range(n) if state[L.HOUSE + P * t + p]]
                              for t in range(L.NUM_TRADE)},
             "face_up_scoring_card": (L.SCORING_CARD_NAMES[int(state[L.FACE_UP]) - 1] if state[L.FACE_UP] else None),

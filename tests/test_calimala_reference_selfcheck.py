@@ -408,6 +408,18 @@ def test_weave():
     assert not ref.can_carry_out(pos, 0, "Weave")
 
 
+def test_weave_with_too_few_reserve_cubes_fills_the_emptiest_workshops_first():
+    """Rules page, "The actions", Weave: "with too few cubes in the reserve for every workshop, the
+    emptiest workshops get theirs first" -- one outcome, not the player's pick."""
+    pos = position(3)
+    me = pos["players"][0]
+    fill_ports(me)
+    me["workshops"] = [2, 0, 0]  # 38 cubes placed: 2 in reserve for 3 workshops with room
+    me["hand"] = ["Weave"]
+    outcomes = ref._outcomes(ref._mat_state(pos, 0), "Weave")
+    assert [(mat[1], mat[4]) for mat in outcomes] == [((1, 1, 2), 0)]  # (workshops sorted, reserve)
+
+
 def test_ship():
     pos = position(3)
     me = pos["players"][0]
@@ -810,14 +822,12 @@ def play_outcomes(pos: dict, me: int, action: str) -> list[dict]:
         q, p = fresh()
         p["warehouse"][action.lower()] += 1
         out.append(q)
-    elif action == "Weave":
-        room = [i for i, c in enumerate(p0["workshops"]) if c < 4]
-        k = min(len(room), ref.reserve(pos, me))
-        for chosen in itertools.combinations(room, k):
-            q, p = fresh()
-            for i in chosen:
-                p["workshops"][i] += 1
-            out.append(q)
+    elif action == "Weave":  # too few reserve cubes: the emptiest workshops first, ties the lower (ruling)
+        room = sorted((i for i, c in enumerate(p0["workshops"]) if c < 4), key=lambda i: (p0["workshops"][i], i))
+        q, p = fresh()
+        for i in room[: ref.reserve(pos, me)]:
+            p["workshops"][i] += 1
+        out.append(q)
     elif action == "Ship":
         ports = [c for c in ref.PORT_CITIES if free["city"][c] > 0]
         for k in range(1, min(p0["ships"], sum(p0["workshops"])) + 1):

@@ -86,7 +86,7 @@ Readings of the rules page (where it leaves a choice)
 * Build needs no cube from the reserve (its cubes go back there); Ship, Transport, Artwork
   and Contribute move cubes already placed, so only Wood, Brick, Marble and Weave need the
   reserve. A Weave with fewer reserve cubes than workshops with room fills as many as it can,
-  the player choosing which.
+  the emptiest workshops first (the rules page's ruling, "The actions", Weave).
 * Placement: only the cards now in the placing player's hand count (cards drawn for failed
   actions during the turn are unknown). A card is playable when its action can be carried out
   at least partly at that moment; it is then carried out with any of the player's choices,
@@ -572,14 +572,16 @@ def _outcomes(state: tuple, action: str) -> list[tuple]:
         w = list(wh)
         w[RESOURCES.index(RESOURCE_OF_ACTION[action])] += 1
         out.append(make(wh=w, res=res - 1))
-    elif action == "Weave":  # 1 cloth into every workshop with room, as far as the reserve goes
+    elif action == "Weave":  # 1 cloth into every workshop with room, as far as the reserve goes:
+        # rules page, "The actions", Weave: "with too few cubes in the reserve for every workshop,
+        # the emptiest workshops get theirs first" (not the player's choice). ws is sorted
+        # emptiest first, and workshops are interchangeable here, so ties do not matter.
         room = [i for i, c in enumerate(ws) if c < WORKSHOP_CAPACITY]
         k = min(len(room), res)
-        for chosen in combinations(room, k):
-            w = list(ws)
-            for i in chosen:
-                w[i] += 1
-            out.append(make(ws=w, res=res - k))
+        w = list(ws)
+        for i in room[:k]:
+            w[i] += 1
+        out.append(make(ws=w, res=res - k))
     elif action == "Ship":  # k ships each take 1 cloth to a port slot, k = 1 .. what is possible
         for k in range(1, min(ships, sum(ws), port_free) + 1):
             out.append(make(ws=_take_cloth(ws, k), port_free=port_free - k))
