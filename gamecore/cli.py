@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent")
     t.add_argument("--games", type=int, default=96)
-    t.add_argument("--mcts", type=int, nargs="+", default=[200], help="MCTS budgets (simulations per decision)")
+    t.add_argument("--mcts", type=int, nargs="*", default=[200],
+                   help="MCTS budgets (simulations per decision); none with a bare --mcts")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--models", type=Path, default=Path("runs"), help="where <game>_maskppo.zip models are")
     t.add_argument("--only", nargs="+", choices=games, default=None, help="these games only")
