@@ -29,6 +29,7 @@ import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
 from cultivo_env.game import GAME, state_from_text
+from gamecore import render as R
 from gamecore.protocol import H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
 
@@ -912,17 +913,20 @@ def test_state_from_text_rejects_bad_positions():
         state_from_text(2, workers={0: "V9.1", 1: "V6.1"})  # V9 is not on the 2-player map
 
 
-def test_rgb_frame_fits_long_text():
-    env = at(workers=GRAY, goods={0: "r120 o120 g120 w120 b120 y120"},
-             equipment={0: ", ".join(notation.piece_name(e) for e in range(0, 36, 2))})
-    env.render_mode = "rgb_array"
-    img = env.render()
-    assert img.ndim == 3 and img.shape[2] == 3
-    from PIL import ImageDraw, ImageFont
-
+def test_rgb_frame_keeps_its_size_and_margins_with_long_text():
+    """A seat holding 18 pieces and 720 goods: its lines are shortened ("..."), the picture keeps
+    the size of the player count and nothing is drawn at its edges."""
     from cultivo_env import render
 
-    line = render.seat_line(env.state_array, 0)
-    font = ImageFont.load_default(size=13)
-    width = ImageDraw.Draw(__import__("PIL.Image", fromlist=["Image"]).new("RGB", (1, 1))).textlength(line, font=font)
-    assert img.shape[1] >= width
+    env = at(workers=GRAY, goods={0: "r120 o120 g120 w120 b120 y120"},
+             equipment={0: ", ".join(notation.piece_name(e) for e in range(0, 36, 2))})
+    plain = at(workers=GRAY)
+    img = render.rgb(env.state_array)
+    assert img.shape == render.rgb(plain.state_array).shape
+    frame = np.concatenate([img[:2].reshape(-1, 3), img[-2:].reshape(-1, 3), img[:, :2].reshape(-1, 3),
+                            img[:, -2:].reshape(-1, 3)])
+    assert (frame == frame[0]).all()
+    font = R.font(11)
+    equipment = render.seat_equipment(env.state_array, 0)
+    assert R.text_width(equipment, font) > img.shape[1]  # too long to draw whole ...
+    assert R.fit(equipment, font, 300).endswith("...") and R.text_width(R.fit(equipment, font, 300), font) <= 300
