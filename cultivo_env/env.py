@@ -56,6 +56,9 @@ is taken automatically and never shown.
   of a cart's / barge's colour to its owner (the supply if it is the payer's own).
 * Scales act automatically; then each of the payer's market stalls may replace one paid good.
 * Every option offered can be completed: the masks are exact (see `cultivo_env.rules`).
+* Known limit: across classes (and between the means and the stalls) two ways of paying a travel
+  can leave everyone with the same goods and still be two choices (docs/rules/cultivo.md,
+  "Decisions, and one choice per outcome"); purchases offer each outcome once.
 
 Strings (`env.unwrapped.action_to_string(a)`, `string_to_action(text)`,
 `legal_action_strings()`) read like `"place on V3.2 (red)"`, `"step across a canal to V4.5"`,
