@@ -93,7 +93,7 @@ from calcada_env.layout import (
 )
 from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.jit import jit
-from gamecore.kernels import check_header
+from gamecore.kernels import check_header, clip8
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -586,15 +586,6 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def _clip(v: int) -> int:
-    if v > 127:
-        return 127
-    if v < 0:
-        return 0
-    return v
-
-
-@jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Flat int8 vector laid out as ``layout.OBS``: n seat blocks (observer first, then the others
     in seat order after it), the public blocks, then the current seat and the start seat, relative
@@ -611,8 +602,8 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             if v != 0:
                 out[base + OBS_SQUARE * sq + tile_colour(v)] = 1
                 out[base + OBS_SQUARE * sq + NUM_COLOURS + tile_kind(v)] = 1
-        out[base + NUM_SQUARES * OBS_SQUARE] = _clip(state[BONUS + q])
-        out[base + NUM_SQUARES * OBS_SQUARE + 1] = _clip(state[POINTS + q])
+        out[base + NUM_SQUARES * OBS_SQUARE] = clip8(state[BONUS + q])
+        out[base + NUM_SQUARES * OBS_SQUARE + 1] = clip8(state[POINTS + q])
     for sq in range(NUM_SQUARES):
         out[off[O_NUMBERS] + sq] = SQ_NUMBER[side, sq]
         out[off[O_DISTRICTS] + sq] = SQ_DISTRICT[side, sq]
@@ -627,7 +618,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         out[off[O_SB_ROWS] + c] = state[SB_ROW + c]
         out[off[O_MULTIPLIERS] + c] = multiplier(state, c)
     out[off[O_PHASE] + state[PHASE]] = 1
-    out[off[O_DECL_NUM]] = _clip(state[DECL_NUM])
+    out[off[O_DECL_NUM]] = clip8(state[DECL_NUM])
     if state[PHASE] == PHASE_PLACE:
         out[off[O_DECL_COL] + state[DECL_COL]] = 1
     out[off[O_END]] = state[END_TRIGGERED]

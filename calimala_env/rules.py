@@ -212,7 +212,7 @@ from calimala_env.layout import (
 )
 from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header
+from gamecore.kernels import check_header, clip8
 from gamecore.rng import rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -1695,15 +1695,6 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 # observation
 # =================================================================================================
 @jit
-def _clip(v: int) -> int:
-    if v > 127:
-        return 127
-    if v < 0:
-        return 0
-    return v
-
-
-@jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Seat ``player``'s view, laid out as ``layout.OBS``: seat blocks (the observer first), the
     observer's own hand and scoring cards, then the public board and the turn. Other seats' hands
@@ -1727,10 +1718,10 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         out[b + OS_COLOURED] = state[COLOURED + q]
         out[b + OS_WHITE] = state[WHITE + q]
         out[b + OS_PLACED] = state[PLACED + q]
-        out[b + OS_HAND_COUNT] = _clip(hand_count(state, q))
+        out[b + OS_HAND_COUNT] = clip8(hand_count(state, q))
         for t in range(NUM_TYPES):
             out[b + OS_KNOWN + t] = state[KNOWN + NUM_TYPES * q + t]
-        out[b + OS_VP] = _clip(state[VP + q])
+        out[b + OS_VP] = clip8(state[VP + q])
         out[b + OS_SEATS] = state[SEATS + q]
         for c in range(NUM_CITIES):
             out[b + OS_CITIES + c] = state[CITY + P * c + q]

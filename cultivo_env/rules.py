@@ -201,7 +201,7 @@ from cultivo_env.layout import (
 )
 from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL, MAX_COUNTER
 from gamecore.jit import jit
-from gamecore.kernels import check_header
+from gamecore.kernels import check_header, clip8
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -2107,15 +2107,6 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 # =============================================================================================
 # Observation
 # =============================================================================================
-@jit
-def clip8(v: int) -> int:
-    if v > 127:
-        return 127
-    if v < 0:
-        return 0
-    return v
-
-
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Flat int8 vector laid out as ``layout.OBS[n]`` (seat-relative: ``rel = (seat - player) mod

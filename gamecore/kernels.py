@@ -50,3 +50,13 @@ def check_header(state: np.ndarray, n: int, num_phases: int) -> int:
 def in_range(v: int, lo: int, hi: int) -> bool:
     """lo <= v <= hi."""
     return lo <= v <= hi
+
+
+@jit
+def clip8(v: int) -> int:
+    """``v`` clipped to 0..127, the range of an int8 observation entry."""
+    if v > 127:
+        return 127
+    if v < 0:
+        return 0
+    return v
