@@ -85,7 +85,9 @@ def seat_equipment(state: np.ndarray, p: int) -> str:
 
 
 def seat_line(state: np.ndarray, p: int) -> str:
-    return f"{seat_summary(state, p)}; {seat_equipment(state, p)}"
+    """The seat's line of the text view: the summary with the equipment before the score."""
+    head, score = seat_summary(state, p).rsplit("; ", 1)
+    return f"{head}; {seat_equipment(state, p)}; {score}"
 
 
 def ansi(state: np.ndarray) -> str:
