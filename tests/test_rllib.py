@@ -28,7 +28,7 @@ import ray  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 from test_examples import load_script  # noqa: E402
 
-from conftest import GAME_NAMES, GAME_PLAYERS, game_module  # noqa: E402
+from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_random  # noqa: E402
 from gamecore.rllib import RLlibEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +104,13 @@ def local_ray():
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_rllib_ppo_example_trains_each_game(name, local_ray, capsys):
     rllib_ppo = load_script("rllib_ppo")
-    result = rllib_ppo.main(["--game", name, "--runners", "2", *SMOKE.split()])
+    # each runner samples about twice a random game's length in all, so episodes end (Cultivo: ~640)
+    raw = game_module(name).raw_env()
+    raw.reset(seed=0)
+    length = play_random(raw, np.random.default_rng(0))
+    batch = max(200, 200 * -(-length // 100))
+    smoke = SMOKE.replace("--batch-size 200", f"--batch-size {batch}").split()
+    result = rllib_ppo.main(["--game", name, "--runners", "2", *smoke])
     out = capsys.readouterr().out
     last = result["last"]
     assert result["iterations"] == 2
