@@ -36,8 +36,10 @@ def test_tianshou_dqn_example_trains_against_masked_random_players(name, capsys)
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
 def test_torchrl_pettingzoo_wrapper_with_mask_passes_its_spec_check(name, n):
     pytest.importorskip("torchrl", reason="needs torchrl")
+    import torch
     from torchrl.envs.utils import check_env_specs
 
+    torch.manual_seed(n)  # the actor's weights and samples: the same game on every run
     torchrl_reinforce = load_script("torchrl_reinforce")
     args = torchrl_reinforce.parse_args(["--game", name, "--players", str(n)])
     env = torchrl_reinforce.make_env(args, seed=n)
@@ -47,7 +49,8 @@ def test_torchrl_pettingzoo_wrapper_with_mask_passes_its_spec_check(name, n):
     acting = rollout["players", "mask"]
     assert (acting.sum(-1) == 1).all(), "exactly one seat decides at every step"
     final = rollout["next", "players", "reward"][-1, :, 0]
-    assert rollout["next", "done"][-1].all() and float(final.max()) == 1.0
+    assert rollout["next", "done"][-1].all()  # a finished game: the winners get the top rank reward,
+    assert float(final.max()) > 0 > float(final.min())  # shared when tied, and the last a negative one
 
 
 def test_torchrl_refuses_an_aec_env_without_the_mask():
