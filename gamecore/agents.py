@@ -189,13 +189,13 @@ class PPOAgent(Agent):
 
     def __init__(self, game, path: str | Path, seed=None, deterministic: bool = True) -> None:
         super().__init__(game, seed)
-        from sb3_contrib import MaskablePPO
-
         path = Path(path)
         if not path.is_file() and path.with_name(path.name + ".zip").is_file():
             path = path.with_name(path.name + ".zip")
-        if not path.is_file():
+        if not path.is_file():  # before the import: a wrong path is reported without sb3 installed
             raise FileNotFoundError(f"ppo: no saved model at {path}")
+        from sb3_contrib import MaskablePPO
+
         self.model = MaskablePPO.load(path, device="cpu")
         if seed is not None:
             self.model.set_random_seed(seed)
