@@ -1064,7 +1064,7 @@ def render(rows, first_steps, memory, meta, games, counts_of, all_threads):
                 targets[f"{g}:{p}:busy_auto_vs_1"] = auto_vs_1
                 line += (f"; beside a busy process: 1 thread {busy[1].rate:,.0f}/s, {all_threads} threads "
                          f"{busy[all_threads].rate:,.0f}/s, auto {busy['auto'].rate:,.0f}/s "
-                         f"({auto_vs_1:.2f}x one thread; the default must not be slower)")
+                         f"(auto {auto_vs_1:.2f}x one thread; the default is one thread)")
             out.append(line)
     for g in games:
         got = [

@@ -34,11 +34,14 @@ MIN_GAMES_PER_THREAD = 64
 class ThreadChooser:
     """How many numba threads the batched kernels use.
 
-    ``num_threads="auto"`` (the default) tries, from time to time, one thread against all of them
-    (at most one per MIN_GAMES_PER_THREAD games) on the live workload and uses whichever is faster
-    until the next trial: on quiet cores that is all of them, and when other processes (or torch in
-    this one) hold the cores it falls back to one thread instead of stalling on busy ones. An int
-    fixes the count. The results never depend on it: every game is stepped by exactly one thread.
+    One thread is the default because it is the only count that is never slower than one thread
+    whatever else holds the cores (a busy process, RLlib runners, torch's pool): a parallel kernel
+    waits for its slowest thread, and beside a busy process 2 threads measured up to 1.35x slower
+    than 1 (``benchmarks/README.md``). On dedicated cores ask for more: an int fixes the count, and
+    ``num_threads="auto"`` tries, from time to time, one thread against all of them (at most one
+    per MIN_GAMES_PER_THREAD games) on the live workload and uses whichever was faster until the
+    next trial; its timed trials themselves cost time on busy cores. The results never depend on
+    the count: every game is stepped by exactly one thread.
     """
 
     EXPLORE = 3  # timed calls per candidate in a trial
@@ -119,7 +122,7 @@ class BatchedGames:
     """``num_envs`` games of one kind stepped together.
 
     ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
-    default count. ``num_threads``: ``"auto"`` (default) or a fixed count, see :class:`ThreadChooser`.
+    default count. ``num_threads``: 1 (default), a fixed count, or ``"auto"``, see :class:`ThreadChooser`.
     Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
     call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``current_players`` (N,)
     int64, ``rewards`` (N, num_players) float64 (non-zero only on the step that ended a game),
@@ -132,7 +135,7 @@ class BatchedGames:
         num_envs: int,
         seed: int | None = None,
         reward_mode: str = "rank",
-        num_threads: int | str = "auto",
+        num_threads: int | str = 1,
         **options: Any,
     ) -> None:
         self.game = get_game(game)

@@ -57,7 +57,7 @@ class SelfPlayVecEnv(VecEnv):
         learner_seat: int | str = "rotate",
         reward_mode: str = "rank",
         illegal: str = "raise",
-        num_threads: int | str = "auto",
+        num_threads: int | str = 1,
         **options: Any,
     ) -> None:
         check_options(get_game(game), options, _OWN_KEYWORDS, "SelfPlayVecEnv")

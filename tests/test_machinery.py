@@ -491,6 +491,14 @@ def test_results_do_not_depend_on_the_thread_count(game_name):
     assert all(np.array_equal(runs[0], r) for r in runs[1:])
 
 
+def test_one_thread_is_the_default():
+    from gamecore.sb3 import SelfPlayVecEnv
+
+    assert BatchedGames("callisto", 1024).threads.candidates == [1]
+    assert SelfPlayVecEnv("callisto", num_envs=1024).games.threads.candidates == [1]
+    assert BatchedGames("callisto", 1024, num_threads="auto").threads.candidates[0] == 1
+
+
 def test_auto_threads_tries_one_and_all_and_keeps_the_faster():
     from gamecore.batched import ThreadChooser
 
