@@ -482,13 +482,24 @@ def summary_canal(s: np.int64) -> np.int64:
     return s + (np.int64(1) << np.int64(S_CANAL))
 
 
+#: the even / odd 4-bit field counts of a summary spread into six 8-bit lanes, and the lanes' top bits
+S_LANES = np.int64(0x0F0F0F0F0F0F)
+S_GUARD = np.int64(0x808080808080)
+
+
 @jit
 def dominates(a: np.int64, b: np.int64) -> bool:
-    """Every count of summary ``a`` is at most that of ``b``."""
-    for k in range(12):
-        if ((a >> np.int64(4 * k)) & np.int64(15)) > ((b >> np.int64(4 * k)) & np.int64(15)):
-            return False
-    return ((a >> np.int64(S_CANAL)) & np.int64(63)) <= ((b >> np.int64(S_CANAL)) & np.int64(63))
+    """Every count of summary ``a`` is at most that of ``b`` (lane-parallel: a lane's top bit
+    survives ``(b | guard) - a`` exactly when b's count is at least a's)."""
+    if ((a >> np.int64(S_CANAL)) & np.int64(63)) > ((b >> np.int64(S_CANAL)) & np.int64(63)):
+        return False
+    ae = a & S_LANES
+    be = b & S_LANES
+    if (((be | S_GUARD) - ae) & S_GUARD) != S_GUARD:
+        return False
+    ao = (a >> np.int64(4)) & S_LANES
+    bo = (b >> np.int64(4)) & S_LANES
+    return (((bo | S_GUARD) - ao) & S_GUARD) == S_GUARD
 
 
 @jit
@@ -663,7 +674,8 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
     first ``stop_after`` when that is not 0). Labels (field, obligations) are expanded breadth first; a label
-    whose obligations cannot be paid, or that another label at its field dominates, is dropped.
+    whose obligations cannot be paid, or that another label at its field dominates, is dropped, and
+    one not yet expanded is skipped once a new label at its field dominates it.
     ``labels``: working space from :func:`new_cache` (grown here if a search needs more).
     """
     n = state[H_NPLAYERS]
@@ -692,6 +704,8 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
         u = lab_f[q]
         s = lab_s[q]
         q += 1
+        if u < 0:
+            continue  # a later label at its field dominates it
         for d in range(4):
             v = NEIGH[n, u, d]
             if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
@@ -723,6 +737,11 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                     return nfound
             if not passable:
                 continue
+            k = head[v]
+            while k >= 0:  # labels at v that the new one dominates need no expanding
+                if lab_f[k] >= 0 and k >= q and dominates(s2, lab_s[k]):
+                    lab_f[k] = -1
+                k = lab_next[k]
             lab_f = grow(lab_f, nl + 1)
             lab_s = grow(lab_s, nl + 1)
             lab_next = grow(lab_next, nl + 1)
