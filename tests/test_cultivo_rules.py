@@ -930,3 +930,31 @@ def test_rgb_frame_keeps_its_size_and_margins_with_long_text():
     equipment = render.seat_equipment(env.state_array, 0)
     assert R.text_width(equipment, font) > img.shape[1]  # too long to draw whole ...
     assert R.fit(equipment, font, 300).endswith("...") and R.text_width(R.fit(equipment, font, 300), font) <= 300
+
+
+def test_summary_dominance_compares_every_count():
+    """The lane-parallel dominance test of the travel search agrees with comparing the twelve
+    4-bit field counts and the 6-bit canal count one by one, at the extremes and at random."""
+    def counts(s):
+        return [(s >> (4 * k)) & 15 for k in range(12)] + [(s >> rules.S_CANAL) & 63]
+
+    def pack(fields, canals):
+        return sum(v << (4 * k) for k, v in enumerate(fields)) + (canals << rules.S_CANAL)
+
+    rng = np.random.default_rng(7)
+    cases = [(pack([15] * 12, 63), pack([15] * 12, 63)), (pack([0] * 12, 0), pack([15] * 12, 63)),
+             (pack([15] * 12, 63), pack([0] * 12, 0))]
+    for k in range(13):  # one count one above the other's, everything else equal
+        lo, hi = [3] * 12, [3] * 12
+        if k < 12:
+            hi[k] = 15
+            cases.append((pack(hi, 5), pack(lo, 5)))
+        else:
+            cases.append((pack(lo, 6), pack(lo, 5)))
+    for _ in range(3000):
+        a = [int(x) for x in rng.integers(0, 16, 12)]
+        b = [min(15, x + int(d)) for x, d in zip(a, rng.integers(-1, 3, 12), strict=True)]
+        cases.append((pack(a, int(rng.integers(0, 64))), pack(b, int(rng.integers(0, 64)))))
+    for a, b in cases:
+        want = all(x <= y for x, y in zip(counts(a), counts(b), strict=True))
+        assert rules.dominates(np.int64(a), np.int64(b)) == want, (counts(a), counts(b))
