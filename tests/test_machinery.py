@@ -492,11 +492,15 @@ def test_results_do_not_depend_on_the_thread_count(game_name):
 
 
 def test_one_thread_is_the_default():
+    assert BatchedGames("callisto", 1024).threads.candidates == [1]
+    assert BatchedGames("callisto", 1024, num_threads="auto").threads.candidates[0] == 1
+
+
+def test_one_thread_is_the_default_of_the_sb3_vec_env():
+    pytest.importorskip("stable_baselines3")
     from gamecore.sb3 import SelfPlayVecEnv
 
-    assert BatchedGames("callisto", 1024).threads.candidates == [1]
     assert SelfPlayVecEnv("callisto", num_envs=1024).games.threads.candidates == [1]
-    assert BatchedGames("callisto", 1024, num_threads="auto").threads.candidates[0] == 1
 
 
 def test_auto_threads_tries_one_and_all_and_keeps_the_faster():
