@@ -253,7 +253,7 @@ PHASE_NAMES = (
     "move_target",  # Move: the target field
     "origin",  # Place: the worker the travel starts from
     "step",  # travel: the next field
-    "pay",  # travel: how a passed field or a crossed canal is paid
+    "pay",  # travel: one amount of the payment (the payer's total of a colour, or what a player receives)
     "produce",  # Produce: the colour
     "acquire",  # Acquire: the market slot
     "split",  # Acquire: how many goods of the row's colour
@@ -325,15 +325,14 @@ VISITED = ST.add("VISITED", 1, "travel: bit f set for each field on the path so 
 PATH_N = ST.add("PATH_N", 1, "travel: fields on the path so far (the origin first)")
 PATH = ST.add("PATH", MAX_PATH, "travel: the path, origin first (PATH_N of them)")
 OBL_N = ST.add("OBL_N", 1, "payment: obligations of the travel (passed fields and crossed canals)")
-OBL_I = ST.add("OBL_I", 1, "payment: the obligation decided next (OBL_N once all are decided)")
-OBL_KIND = ST.add("OBL_KIND", MAX_OBL, "obligation kind: 0 passed field, 1 crossed canal (in decision order)")
+PAY_I = ST.add("PAY_I", 1, "travel payment: the amount decided next, ``n * colour + j`` (j = 0 the payer's "
+               "total of the colour, j >= 1 what the seat j places after the payer receives of it)")
+OBL_KIND = ST.add("OBL_KIND", MAX_OBL, "obligation kind: 0 passed field, 1 crossed canal (in path order)")
 OBL_WHERE = ST.add("OBL_WHERE", MAX_OBL, "passed field: its field; canal: the path index of the field before it")
 OBL_COLOUR = ST.add("OBL_COLOUR", MAX_OBL, "passed field: its colour; canal: 5 (yellow)")
 OBL_OCC = ST.add("OBL_OCC", MAX_OBL, "passed field: 0, or 1 + seat of another player's worker on it")
-OBL_OPT = ST.add("OBL_OPT", MAX_OBL, "chosen means: 0 goods (2 of the colour, or the share), 1 + c the cart / barge "
-                 "of colour c")
 AGG = ST.add("AGG", AGG_LEN, "payment so far: ``AGG + 6 * r + colour`` goods going to seat r (0..3) or to the "
-             "supply (r = 4)")
+             "supply (r = 4); a travel's amounts not yet decided are 0")
 STALL_K = ST.add("STALL_K", 1, "stall stage: the next of the payer's stalls (0 = lowest colour)")
 STALL_CHOICE = ST.add("STALL_CHOICE", NUM_COLOURS, "stall stage: the choice for each of the payer's stalls so far "
                       "(the A_STALL offset)")
@@ -359,8 +358,11 @@ A_COLOUR = A_FIELD + MAX_FIELDS  # + colour: produce
 A_SLOT = A_COLOUR + NUM_COLOURS  # + slot: acquire
 A_SPLIT = A_SLOT + MARKET_SLOTS  # + (k - 1): pay k goods of the row's colour
 MAX_SPLIT = 6
-A_MEANS = A_SPLIT + MAX_SPLIT  # + 0 goods, + 1 + c the cart / barge of colour c
-A_STALL = A_MEANS + 1 + NUM_COLOURS  # + 0 no substitution, + 1 + 6 * rr + x: replace a good of colour x paid to
+#: a travel payment's amounts: a colour never totals more than 2 per passed field, 2 per canal, the
+#: placement wheat and 1 from its stall, under 4 * MAX_FIELDS
+MAX_AMOUNT = 4 * MAX_FIELDS
+A_AMOUNT = A_SPLIT + MAX_SPLIT  # + v: the amount being decided is v
+A_STALL = A_AMOUNT + MAX_AMOUNT  # + 0 no substitution, + 1 + 6 * rr + x: replace a good of colour x paid to
 #                                      rr (0 = supply, k = the seat k places after the payer)
 STALL_OPTIONS = 1 + MAX_PLAYERS * NUM_COLOURS
 A_EXCHANGE = A_STALL + STALL_OPTIONS  # + 0 no exchange, + 1 + 6 * a + b: give a, take b (a != b)
@@ -374,8 +376,8 @@ ACTION_TABLE = (
     ("A_COLOUR", A_COLOUR, NUM_COLOURS, "Produce: the colour"),
     ("A_SLOT", A_SLOT, MARKET_SLOTS, "Acquire: market slot 5 * row + column"),
     ("A_SPLIT", A_SPLIT, MAX_SPLIT, "Acquire: pay k goods of the row's colour (k - 1), the rest of the column's"),
-    ("A_MEANS", A_MEANS, 1 + NUM_COLOURS, "pay the current field / canal with goods (0) or the cart / barge of "
-     "colour c (1 + c)"),
+    ("A_AMOUNT", A_AMOUNT, MAX_AMOUNT, "travel payment: the amount being decided (the payer's total of a colour, "
+     "or what one player receives of it) is v"),
     ("A_STALL", A_STALL, STALL_OPTIONS, "the current stall replaces nothing (0) or one good of colour x paid to the "
      "supply (1 + x) or to the seat rr places after the payer (1 + 6 rr + x)"),
     ("A_EXCHANGE", A_EXCHANGE, 1 + NUM_COLOURS * NUM_COLOURS, "no exchange (0), or give one good a, take one good "
@@ -400,7 +402,7 @@ def _obs_layout(n: int) -> Layout:
     lay = Layout(f"observation, {n} players")
     lay.add("FIELDS", fs * nf, f"``{fs} f + k``: field f's colour one-hot (k = 0..5), then the owner of its worker "
             f"(``6 + rel``, n), of its building (``6 + n + rel``, n), then travel flags (``6 + 2n + j``): on the "
-            "path so far, the traveller's position, the target, the field being paid for")
+            "path so far, the traveller's position, the target, passed by the travel being paid for")
     lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} each) shows seat ``(me + rel) mod n``: goods by "
             "colour (6, clipped to 127), equipment owned (36, piece 6 type + colour), workers on the map, colours "
             "of its buildings (6), VP tiles taken")
@@ -413,10 +415,11 @@ def _obs_layout(n: int) -> Layout:
     lay.add("ROUND", 1, "rounds completed (clipped to 127)")
     lay.add("PHASE", NUM_PHASES, "one-hot: the kind of the pending decision")
     lay.add("ACT", len(ACTION_KINDS), "one-hot: the action in progress")
-    lay.add("PAY_SUPPLY", NUM_COLOURS, "the payment so far: goods to the supply by colour (clipped to 127)")
+    lay.add("PAY_SUPPLY", NUM_COLOURS, "the payment so far: goods to the supply by colour (clipped to 127; during a "
+            "travel payment a colour's total stands here until what the players receive of it is decided)")
     lay.add("PAY_SEATS", NUM_COLOURS * n, "``6 rel + c``: goods paid so far to seat rel (clipped to 127)")
-    lay.add("OBLIGATION", 2 + NUM_COLOURS + n, "the field or canal being paid for: kind one-hot (field, canal), "
-            "colour one-hot, the owner of the worker on the field (rel, one-hot)")
+    lay.add("AMOUNT", 2 + NUM_COLOURS + n, "the travel payment's amount being decided: kind one-hot (the payer's "
+            "total of a colour, what a player receives of it), the colour one-hot, the receiving seat (rel, one-hot)")
     lay.add("STALL", NUM_COLOURS, "one-hot: the colour of the stall deciding now")
     lay.add("SLOT", MARKET_SLOTS, "one-hot: the market slot being bought")
     lay.add("SPLIT", 1, "goods of the row's colour chosen for the purchase (0 before)")
@@ -427,10 +430,10 @@ def _obs_layout(n: int) -> Layout:
 
 OBS = per_count(_obs_layout, range(2, MAX_PLAYERS + 1))
 OBS_BLOCKS = ("FIELDS", "SEATS", "MARKET", "STACK_N", "NEXT_VP", "END", "ACTIONS_LEFT", "ROUND", "PHASE", "ACT",
-              "PAY_SUPPLY", "PAY_SEATS", "OBLIGATION", "STALL", "SLOT", "SPLIT", "OWNER", "START")
+              "PAY_SUPPLY", "PAY_SEATS", "AMOUNT", "STALL", "SLOT", "SPLIT", "OWNER", "START")
 OBS_OFF = offsets_table(OBS, OBS_BLOCKS)
 (O_FIELDS, O_SEATS, O_MARKET, O_STACK_N, O_NEXT_VP, O_END, O_ACTIONS_LEFT, O_ROUND, O_PHASE, O_ACT, O_PAY_SUPPLY,
- O_PAY_SEATS, O_OBLIGATION, O_STALL, O_SLOT, O_SPLIT, O_OWNER, O_START) = range(len(OBS_BLOCKS))
+ O_PAY_SEATS, O_AMOUNT, O_STALL, O_SLOT, O_SPLIT, O_OWNER, O_START) = range(len(OBS_BLOCKS))
 OBS_HIGH = 127
 
 

@@ -3,16 +3,19 @@
 
 A turn is a sequence of decisions of the turn owner, kept as a state machine in ``H_PHASE``::
 
-    action ──place──> place_target ─> origin ─> step* ─> pay* ─> stall* ─> [exchange]
-           ──move───> move_worker ─> move_target ─> step* ─> pay* ─> stall*
+    action ──place──> place_target ─> origin ─> step* ─> pay* ─> [exchange]
+           ──move───> move_worker ─> move_target ─> step* ─> pay*
            ──produce> produce
            ──acquire> acquire ─> split ─> stall* ─> [refill]
            ──build──> build ─> stall*
 
-``step`` chooses the next field of a travel (a canal crossing is part of the step); ``pay`` chooses
-how one passed field or crossed canal is paid (goods, or a cart / barge and so whose); ``stall``
-lets each of the payer's market stalls replace one paid good. Scales act automatically between
-``pay`` and ``stall``. A decision with a single option is applied automatically.
+``step`` chooses the next field of a travel (a canal crossing is part of the step); ``pay`` decides
+one amount of the travel's payment: colour by colour, the payer's total of the colour, then what each
+other player receives of it (the supply receives the rest). Means (goods, carts, barges and whose),
+the scales and the market stalls are not decided one by one: :func:`amount_values` offers each value
+that some way of paying reaches, so each outcome of a travel payment is exactly one choice. ``stall``
+lets each of the payer's market stalls replace one paid good of a purchase or a building. A decision
+with a single option is applied automatically.
 
 Exactness: the mask offers only choices that can still be completed. A travel is feasible when some
 walk (a simple path is a walk; a walk contains a simple path that passes a subset of its fields and
@@ -20,17 +23,14 @@ canals, and costs can only fall) from the traveller to the target can be paid; :
 looks for one over (field, obligations) labels with Pareto pruning, and :func:`pay_feasible` decides
 whether a set of obligations can be paid (an exact dynamic programme over the six colours).
 
-Canonical payments (one choice per outcome): the obligations of a travel are decided class by class
-(same colour and same worker owner), options non-decreasing within a class (so the order of equal
-fields is not a choice); when scales would make two ways equal, only the way paying more goods
-before the scales act is offered (rule "C2", see :func:`pay_feasible`); purchase splits and the stall
-stage are enumerated exactly (:func:`canon_dp`) and each distinct outcome is offered once, by the
+Canonical payments (one choice per outcome): a travel's payment is chosen as its outcome
+(:func:`amount_values`); purchase splits and the stall stage of purchases and buildings are
+enumerated exactly (:func:`canon_dp`) and each distinct outcome is offered once, by the
 lexicographically first way to reach it.
 
-Every rule is a named function below: ``place_wheat``, ``field_pass_increment``, ``canal_increment``,
-``apply_scales``, ``pay_feasible``, ``travel_search``, ``produce_amount``, ``can_build``,
-``purchase_feasible``, ``refill_line``, ``end_turn``, ``goods_triples``, ``building_points``,
-``final_score``.
+Every rule is a named function below: ``place_wheat``, ``apply_scales``, ``pay_feasible``,
+``amount_values``, ``travel_search``, ``produce_amount``, ``can_build``, ``purchase_feasible``,
+``refill_line``, ``end_turn``, ``goods_triples``, ``building_points``, ``final_score``.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ from __future__ import annotations
 import numpy as np
 
 from cultivo_env.layout import (
+    A_AMOUNT,
     A_COLOUR,
     A_EXCHANGE,
     A_FIELD,
     A_KIND,
-    A_MEANS,
     A_REFILL,
     A_SLOT,
     A_SPLIT,
@@ -91,6 +91,7 @@ from cultivo_env.layout import (
     MARKET_COLOUR,
     MARKET_SLOTS,
     MARKET_W,
+    MAX_AMOUNT,
     MAX_FIELDS,
     MAX_OBL,
     MAX_PLACES,
@@ -113,11 +114,11 @@ from cultivo_env.layout import (
     NUM_TYPES,
     O_ACT,
     O_ACTIONS_LEFT,
+    O_AMOUNT,
     O_END,
     O_FIELDS,
     O_MARKET,
     O_NEXT_VP,
-    O_OBLIGATION,
     O_OWNER,
     O_PAY_SEATS,
     O_PAY_SUPPLY,
@@ -132,11 +133,9 @@ from cultivo_env.layout import (
     OBL_CANAL_KIND,
     OBL_COLOUR,
     OBL_FIELD_KIND,
-    OBL_I,
     OBL_KIND,
     OBL_N,
     OBL_OCC,
-    OBL_OPT,
     OBL_WHERE,
     OBS_OFF,
     OBS_SEAT,
@@ -147,6 +146,7 @@ from cultivo_env.layout import (
     PATH,
     PATH_N,
     PATTERN,
+    PAY_I,
     PH_ACQUIRE,
     PH_ACTION,
     PH_BUILD,
@@ -324,37 +324,24 @@ def affordable(P: np.ndarray, H: np.ndarray, stl: np.ndarray) -> bool:
 
 
 @jit
-def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl_tfo, fl_qcart, fl_bargey,
-                 e, f1, f2, m, r_res, c_res, canal_res, c2, work) -> bool:
-    """Can the rest of a travel's obligations be paid?
+def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> bool:
+    """Can a travel's obligations be paid?
 
-    ``P0`` / ``sp0``: goods the payer already owes (all / to the supply) per colour, placement wheat
-    included. Undecided obligations: per colour, ``e`` passed fields paid as 2 goods to the supply
-    when paid with goods, ``f1`` / ``f2`` fields with another player's worker (1 good to that player,
-    1 to the supply; ``f1`` those whose worker owner owns the cart of the field's colour), and ``m``
-    canals (2 wheat). Any field may instead be paid with 1 good of a cart's colour (to the cart's
-    owner), any canal with 1 good of a barge's colour. ``r_res`` more fields must be paid by carts of
-    colours ``>= c_res`` (the rest of a class whose last decided field used cart ``c_res``);
-    ``canal_res``: the remaining canals must be paid by barges of colours ``>= c_res``.
+    ``P0`` / ``sp0``: goods the payer owes besides (all / to the supply) per colour, the placement
+    wheat. Obligations: per colour, ``e`` passed fields paid as 2 goods to the supply when paid with
+    goods, ``f`` fields with another player's worker (1 good to that player, 1 to the supply), and
+    ``m`` canals (2 wheat). Any field may instead be paid with 1 good of a cart's colour (to the
+    cart's owner), any canal with 1 good of a barge's colour. Scales act on the supply totals; then
+    the stall rule (:func:`affordable`) decides.
 
-    Scales act on the supply totals; then the stall rule (:func:`affordable`) decides.
-
-    ``c2`` enforces the canonical-way rule for scales: with own scales of colour c, a way whose
-    supply total of c before the scales is exactly 1 is not offered when the same outcome is reached
-    by paying one more good of c that the scales then remove, i.e. when (i) the payer's own cart c
-    is used and some field of colour c paid as 2 goods to the supply is carted, or (ii) the cart c
-    of its owner q is used and some field of colour c with q's worker is carted, or (iii) c is
-    yellow and the payer's own yellow barge is used. ``fl_*`` say which of these already hold in
-    the decided part (per colour; ``fl_bargey`` for (iii)).
-
-    Exact: a dynamic programme over the colours; its state is (free cart units still to place, the
-    restricted ones, barge units placed) and its value the best stall score so far.
+    Exact: a dynamic programme over the colours; its state is (free cart units still to place, barge
+    units placed) and its value the best stall score so far. ``work``: 18 int64 of scratch.
     """
     G = 0
     for c in range(NUM_COLOURS):
-        G += e[c] + f1[c] + f2[c]
+        G += e[c] + f[c]
     nst = 0  # stalls that can help: a good of their colour to spare
-    elig = work[0:6]  # ``work``: 18 int64 of scratch
+    elig = work[0:6]
     gen_after = work[6:12]
     cons_after = work[12:18]
     for c in range(NUM_COLOURS):
@@ -365,17 +352,16 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
             elig[c] = 1
             nst += 1
     W = 2 * G + 1
-    R = r_res + 1
     M = m + 1
-    size = W * R * M
+    size = W * M
     cur = np.full(size, NEG, dtype=np.int64)
-    cur[(G * R + r_res) * M + 0] = 0
+    cur[G * M + 0] = 0
     nxt = np.empty(size, dtype=np.int64)
     rem_st = nst
     # after colour c the free balance must lie in [-(generation still possible), consumption still
     # possible], or it can never return to 0
     for c in range(NUM_COLOURS - 2, -1, -1):
-        gen_after[c] = gen_after[c + 1] + e[c + 1] + f1[c + 1] + f2[c + 1]
+        gen_after[c] = gen_after[c + 1] + e[c + 1] + f[c + 1]
         cons_after[c] = cons_after[c + 1] + (min(G, H[c + 1] + nst + 1) if cown[c + 1] >= 0 else 0)
     for c in range(NUM_COLOURS):
         rem_st -= elig[c]  # helping stalls of the colours after this one
@@ -384,73 +370,56 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, fl_owncart, fl_te, fl
         hi_fb = cons_after[c]
         hascart = cown[c] >= 0
         owncart = cown[c] == payer
-        hasbarge = bown[c] >= 0 and (canal_res == 0 or c >= c_res)
+        hasbarge = bown[c] >= 0
         ownbarge = bown[c] == payer
-        resok = hascart and r_res > 0 and c >= c_res
         # more than the goods of c (+1 for its scales, +1 per helping stall) can never be paid in c
         cap = H[c] + scal[c] + nst - P0[c]
         if cap < 0:
             cap = 0
         umax = min(G, cap) if hascart else 0
         ec = e[c]
-        f1c = f1[c]
-        f2c = f2[c]
+        fc = f[c]
         for fbi in range(W):
             fb = fbi - G
-            for rb in range(R):
-                for bu in range(M):
-                    val = cur[(fbi * R + rb) * M + bu]
-                    if val == NEG:
-                        continue
-                    if val + rem_st + elig[c] < 0:
-                        continue  # no stall can make up for it any more
-                    urmax = min(rb, cap) if resok else 0
-                    vmax = min(m - bu, cap) if hasbarge else 0
-                    for te in range(ec + 1):
-                        for t1 in range(f1c + 1):
-                            for t2 in range(f2c + 1):
-                                g = te + t1 + t2
-                                bP = P0[c] + 2 * (ec - te + f1c - t1 + f2c - t2)
-                                bsp = sp0[c] + 2 * (ec - te) + (f1c - t1) + (f2c - t2)
-                                room = cap - 2 * (ec - te + f1c - t1 + f2c - t2)
-                                if room < 0:
-                                    continue
-                                for uf in range(min(umax, room) + 1):
-                                    nfb = fb + g - uf
-                                    if nfb < lo_fb or nfb > hi_fb:
-                                        continue
-                                    for ur in range(min(urmax, room - uf) + 1):
-                                        for v in range(min(vmax, room - uf - ur) + 1):
-                                            P = bP + uf + ur + v
-                                            sp = bsp
-                                            if ownbarge:
-                                                sp += v
-                                            if owncart:
-                                                sp += uf + ur
-                                            nbu = bu + v
-                                            if c == YELLOW:
-                                                wst = m - nbu
-                                                if canal_res and wst > 0:
-                                                    continue
-                                                P += 2 * wst
-                                                sp += 2 * wst
-                                            if c2 and scal[c] and sp == 1:
-                                                used = uf + ur > 0
-                                                if owncart and (used or fl_owncart[c]) and (te > 0 or fl_te[c]):
-                                                    continue
-                                                if hascart and not owncart and (used or fl_qcart[c]) \
-                                                        and (t1 > 0 or fl_tfo[c]):
-                                                    continue
-                                                if c == YELLOW and ownbarge and (v > 0 or fl_bargey):
-                                                    continue
-                                            net = P - 1 if (scal[c] and sp >= 2) else P
-                                            sc = val + stall_score(net, H[c], elig[c])
-                                            k = ((nfb + G) * R + rb - ur) * M + nbu
-                                            if sc > nxt[k]:
-                                                nxt[k] = sc
+            for bu in range(M):
+                val = cur[fbi * M + bu]
+                if val == NEG:
+                    continue
+                if val + rem_st + elig[c] < 0:
+                    continue  # no stall can make up for it any more
+                vmax = min(m - bu, cap) if hasbarge else 0
+                for te in range(ec + 1):
+                    for tf in range(fc + 1):
+                        g = te + tf
+                        bP = P0[c] + 2 * (ec - te + fc - tf)
+                        bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
+                        room = cap - 2 * (ec - te + fc - tf)
+                        if room < 0:
+                            continue
+                        for u in range(min(umax, room) + 1):
+                            nfb = fb + g - u
+                            if nfb < lo_fb or nfb > hi_fb:
+                                continue
+                            for v in range(min(vmax, room - u) + 1):
+                                P = bP + u + v
+                                sp = bsp
+                                if ownbarge:
+                                    sp += v
+                                if owncart:
+                                    sp += u
+                                nbu = bu + v
+                                if c == YELLOW:
+                                    wst = m - nbu
+                                    P += 2 * wst
+                                    sp += 2 * wst
+                                net = P - 1 if (scal[c] and sp >= 2) else P
+                                sc = val + stall_score(net, H[c], elig[c])
+                                k = (nfb + G) * M + nbu
+                                if sc > nxt[k]:
+                                    nxt[k] = sc
         cur, nxt = nxt, cur
     for bu in range(M):
-        if cur[(G * R + 0) * M + bu] >= 0:
+        if cur[G * M + bu] >= 0:
             return True
     return False
 
@@ -508,7 +477,6 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
     at least 60 int64 of working space (no allocation on the common paths)."""
     e = scratch[0:6]
     f2 = scratch[6:12]
-    z = scratch[12:18]
     P = scratch[18:24]
     P0 = scratch[24:30]
     nfields = 0
@@ -521,7 +489,6 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
     anycart = False
     anybarge = False
     for c in range(NUM_COLOURS):
-        z[c] = 0
         P0[c] = 0
         sp = 2 * e[c] + f2[c]
         P[c] = 2 * (e[c] + f2[c])
@@ -543,9 +510,7 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
     if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
         return True
     P0[YELLOW] = w
-    zero = np.int64(0)
-    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, z, z, z, z, zero, e, z, f2, np.int64(m), zero, zero,
-                        zero, zero, scratch[42:60])
+    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:60])
 
 
 @jit
@@ -880,209 +845,408 @@ def origin_ok(state: np.ndarray, p: int, o: int) -> bool:
 
 # ---- the obligations of a travel and how they are paid ---------------------------------------
 @jit
-def field_pass_increment(state: np.ndarray, agg: np.ndarray, base: int, p: int, colour: int, occ: int, opt: int,
-                         sign: int) -> None:
-    """Add (sign 1) the payment of one passed field to ``agg``: goods (2 of its colour to the supply,
-    or 1 to the other player whose worker stands there and 1 to the supply), or (opt = 1 + c) 1 good of
-    c to the owner of the cart of colour c (the supply if it is the payer's own)."""
-    if opt == 0:
-        if occ == 0:
-            agg[base + NUM_COLOURS * SUPPLY + colour] += 2 * sign
-        else:
-            agg[base + NUM_COLOURS * SUPPLY + colour] += sign
-            agg[base + NUM_COLOURS * (occ - 1) + colour] += sign
-    else:
-        c = opt - 1
-        q = owner(state, NUM_COLOURS * CART + c)
-        r = SUPPLY if q == p else q
-        agg[base + NUM_COLOURS * r + c] += sign
-
-
-@jit
-def canal_increment(state: np.ndarray, agg: np.ndarray, base: int, p: int, opt: int, sign: int) -> None:
-    """Add the payment of one crossed canal: 2 wheat to the supply, or (opt = 1 + c) 1 good of c to
-    the owner of the barge of colour c."""
-    if opt == 0:
-        agg[base + NUM_COLOURS * SUPPLY + YELLOW] += 2 * sign
-    else:
-        c = opt - 1
-        q = owner(state, NUM_COLOURS * BARGE + c)
-        r = SUPPLY if q == p else q
-        agg[base + NUM_COLOURS * r + c] += sign
-
-
-@jit
-def obligation_class(state: np.ndarray, k: int) -> int:
-    if state[OBL_KIND + k] == OBL_CANAL_KIND:
-        return 1000
-    return state[OBL_COLOUR + k] * 8 + state[OBL_OCC + k]
-
-
-@jit
 def build_obligations(state: np.ndarray, p: int) -> None:
-    """List the passed fields and crossed canals of the finished path, in decision order: fields by
-    (colour, owner of the worker on them), then canals; path order within a class."""
+    """List the passed fields and crossed canals of the finished path, in path order."""
     npath = state[PATH_N]
-    keys = np.empty(2 * MAX_FIELDS, dtype=np.int64)
-    kind = np.empty(2 * MAX_FIELDS, dtype=np.int64)
-    where = np.empty(2 * MAX_FIELDS, dtype=np.int64)
-    col = np.empty(2 * MAX_FIELDS, dtype=np.int64)
-    occ = np.empty(2 * MAX_FIELDS, dtype=np.int64)
     k = 0
     for i in range(npath - 1):
         a = state[PATH + i]
         b = state[PATH + i + 1]
         if place_of(a) != place_of(b):
-            kind[k] = OBL_CANAL_KIND
-            where[k] = i
-            col[k] = YELLOW
-            occ[k] = 0
-            keys[k] = 1000 * 1000 + k
+            state[OBL_KIND + k] = OBL_CANAL_KIND
+            state[OBL_WHERE + k] = i
+            state[OBL_COLOUR + k] = YELLOW
+            state[OBL_OCC + k] = 0
             k += 1
         if i + 1 < npath - 1:
             o = state[WORKER + b]
-            kind[k] = OBL_FIELD_KIND
-            where[k] = b
-            col[k] = state[FIELD_COLOUR + b]
-            occ[k] = o if (o != 0 and o != p + 1) else 0
-            keys[k] = (col[k] * 8 + occ[k]) * 1000 + k
+            state[OBL_KIND + k] = OBL_FIELD_KIND
+            state[OBL_WHERE + k] = b
+            state[OBL_COLOUR + k] = state[FIELD_COLOUR + b]
+            state[OBL_OCC + k] = o if (o != 0 and o != p + 1) else 0
             k += 1
-    order = np.arange(k)
-    for a in range(1, k):  # insertion sort by key (small lists)
-        x = order[a]
-        b = a - 1
-        while b >= 0 and keys[order[b]] > keys[x]:
-            order[b + 1] = order[b]
-            b -= 1
-        order[b + 1] = x
-    for j in range(k):
-        i = order[j]
-        state[OBL_KIND + j] = kind[i]
-        state[OBL_WHERE + j] = where[i]
-        state[OBL_COLOUR + j] = col[i]
-        state[OBL_OCC + j] = occ[i]
-        state[OBL_OPT + j] = 0
     for j in range(k, MAX_OBL):
         state[OBL_KIND + j] = 0
         state[OBL_WHERE + j] = 0
         state[OBL_COLOUR + j] = 0
         state[OBL_OCC + j] = 0
-        state[OBL_OPT + j] = 0
     state[OBL_N] = k
-    state[OBL_I] = 0
+
+
+# ---- a travel's payment, decided as its outcome ------------------------------------------------
+#: ``travel_counts`` layout: passed fields without another player's worker by colour, then
+#: ``TC_Q + MAX_PLAYERS * colour + rr`` those with the worker of the seat rr places after the payer,
+#: then the canals and the placement wheat
+TC_Q = NUM_COLOURS
+TC_M = TC_Q + MAX_PLAYERS * NUM_COLOURS
+TC_W = TC_M + 1
+TC_LEN = TC_W + 1
 
 
 @jit
-def means_available(state: np.ndarray, j: int, opt: int) -> bool:
-    """Means ``opt`` exists for obligation j: goods always; a cart (field) or barge (canal) of the
-    colour if anybody owns it."""
-    if opt == 0:
-        return True
-    kind = CART if state[OBL_KIND + j] == OBL_FIELD_KIND else BARGE
-    return state[EQUIP_LOC + NUM_COLOURS * kind + opt - 1] >= LOC_OWNED
-
-
-@jit
-def means_feasible(state: np.ndarray, p: int, j: int, opt: int, H, scal, stl, cown, bown, ws) -> bool:
-    """Paying obligation j (the next undecided one) with ``opt`` leaves a way to pay the rest that
-    respects the canonical order (options non-decreasing within a class, rule C2). ``ws``: 128
-    int64 of scratch."""
-    for i in range(AGG_LEN + 9 * NUM_COLOURS):
-        ws[i] = 0
-    agg = ws[0:AGG_LEN]
-    copy_range(agg, 0, state, AGG, AGG_LEN)
-    nobl = state[OBL_N]
-    fl_owncart = ws[30:36]
-    fl_te = ws[36:42]
-    fl_tfo = ws[42:48]
-    fl_qcart = ws[48:54]
-    fl_bargey = 0
-    # the decided obligations 0..j-1 are in AGG already; add j's and record the flags of all
-    for k in range(j + 1):
-        o = opt if k == j else state[OBL_OPT + k]
-        colour = state[OBL_COLOUR + k]
-        if state[OBL_KIND + k] == OBL_FIELD_KIND:
-            if k == j:
-                field_pass_increment(state, agg, np.int64(0), p, colour, state[OBL_OCC + k], o, np.int64(1))
-            if o > 0:
-                c = o - 1
-                if cown[c] == p:
-                    fl_owncart[c] = 1
-                else:
-                    fl_qcart[c] = 1
-                if state[OBL_OCC + k] == 0:
-                    fl_te[colour] = 1
-                elif state[OBL_OCC + k] - 1 == cown[colour] and cown[colour] != p:
-                    fl_tfo[colour] = 1
+def travel_counts(state: np.ndarray, p: int, n: int) -> np.ndarray:
+    """The obligations of the travel being paid, counted (layout ``TC_*``)."""
+    tc = np.zeros(TC_LEN, dtype=np.int64)
+    for j in range(state[OBL_N]):
+        if state[OBL_KIND + j] == OBL_CANAL_KIND:
+            tc[TC_M] += 1
         else:
-            if k == j:
-                canal_increment(state, agg, np.int64(0), p, o, np.int64(1))
-            if o > 0 and o - 1 == YELLOW and bown[YELLOW] == p:
-                fl_bargey = 1
-    e = ws[54:60]
-    f1 = ws[60:66]
-    f2 = ws[66:72]
-    m = 0
-    r_res = 0
-    c_res = 0
-    canal_res = 0
-    cls = obligation_class(state, j)
-    restricted = opt > 0
-    for k in range(j + 1, nobl):
-        if restricted and obligation_class(state, k) == cls:
-            if state[OBL_KIND + k] == OBL_CANAL_KIND:
-                canal_res = 1
-                m += 1
-            else:
-                r_res += 1
-                colour = state[OBL_COLOUR + k]
-                if state[OBL_OCC + k] == 0:
-                    fl_te[colour] = 1
-                elif state[OBL_OCC + k] - 1 == cown[colour] and cown[colour] != p:
-                    fl_tfo[colour] = 1
-            c_res = opt - 1
-            continue
-        if state[OBL_KIND + k] == OBL_CANAL_KIND:
-            m += 1
-        else:
-            colour = state[OBL_COLOUR + k]
-            o = state[OBL_OCC + k]
+            c = state[OBL_COLOUR + j]
+            o = state[OBL_OCC + j]
             if o == 0:
-                e[colour] += 1
-            elif o - 1 == cown[colour]:
-                f1[colour] += 1
+                tc[c] += 1
             else:
-                f2[colour] += 1
-    P0 = ws[72:78]
-    sp0 = ws[78:84]
-    for r in range(SUPPLY + 1):
-        for c in range(NUM_COLOURS):
-            P0[c] += agg[NUM_COLOURS * r + c]
-    for c in range(NUM_COLOURS):
-        sp0[c] = agg[NUM_COLOURS * SUPPLY + c]
-    return pay_feasible(H, scal, stl, cown, bown, p, P0, sp0, fl_owncart, fl_te, fl_tfo, fl_qcart, np.int64(fl_bargey),
-                        e, f1, f2, np.int64(m), np.int64(r_res), np.int64(c_res), np.int64(canal_res), np.int64(1),
-                        ws[84:102])
+                tc[TC_Q + MAX_PLAYERS * c + (o - 1 - p + n) % n] += 1
+    tc[TC_W] = travel_wheat(state, p)
+    return tc
 
 
 @jit
-def means_mask(state: np.ndarray, p: int, out: np.ndarray) -> int:
-    """Options for the next obligation (writes ``out[opt]``)."""
-    j = state[OBL_I]
-    lo = 0
-    if j > 0 and obligation_class(state, j - 1) == obligation_class(state, j):
-        lo = state[OBL_OPT + j - 1]
+def amount_trivial(tc: np.ndarray, stl: np.ndarray, cown: np.ndarray, bown: np.ndarray, p: int, n: int,
+                   k: int) -> bool:
+    """Amount ``k`` (``n * colour + j``) is 0 in every way of paying: nothing of the colour can be
+    paid (j = 0), or the seat can receive none of it (j >= 1)."""
+    c = k // n
+    j = k % n
+    if stl[c]:
+        return False
+    G = 0
+    for cc in range(NUM_COLOURS):
+        G += tc[cc]
+        for rr in range(1, n):
+            G += tc[TC_Q + MAX_PLAYERS * cc + rr]
+    m = tc[TC_M]
+    if j == 0:
+        if tc[c] > 0 or (cown[c] >= 0 and G > 0) or (bown[c] >= 0 and m > 0):
+            return False
+        for rr in range(1, n):
+            if tc[TC_Q + MAX_PLAYERS * c + rr] > 0:
+                return False
+        return not (c == YELLOW and (m > 0 or tc[TC_W] > 0))
+    q = (p + j) % n
+    if tc[TC_Q + MAX_PLAYERS * c + j] > 0 or (cown[c] == q and G > 0) or (bown[c] == q and m > 0):
+        return False
+    return True
+
+
+@jit
+def set_insert(table: np.ndarray, items: np.ndarray, count: int, key: np.int64):
+    """Insert ``key`` into the open-addressing set ``table`` (whose keys are listed in ``items``);
+    returns the (possibly regrown) arrays and the new count."""
+    if 2 * (count + 1) > table.shape[0]:
+        size = 2 * table.shape[0]
+        table = np.full(size, -1, dtype=np.int64)
+        for i in range(count):
+            h = (items[i] * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+            while table[h] >= 0:
+                h = (h + 1) & (size - 1)
+            table[h] = items[i]
+    size = table.shape[0]
+    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+    while table[h] >= 0:
+        if table[h] == key:
+            return table, items, count
+        h = (h + 1) & (size - 1)
+    table[h] = key
+    items = grow(items, count + 1)
+    items[count] = key
+    return table, items, count + 1
+
+
+#: keys of :func:`amount_values`. A label: free cart balance + 64 (7 bits), barges used (6 bits),
+#: each receiver's stall balance + 8 (4 bits each, the supply first). A colour's step is a delta
+#: packed the same way (its barge uses; for yellow, the barges used before it), times ``K_TAG``,
+#: plus the value it gives the pending amount (255: none)
+K_TAG = 256
+K_B = 65536
+K_BU = 64
+K_B0 = 0x8888  # every stall balance 0
+
+
+@jit
+def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
+                  cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray):
+    """The distinct steps of colour c (see :func:`amount_values`): how many fields of each class are
+    carted, how often the cart and the barge of c are used, the scales, whether the stall of c
+    replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
+    Keeps those giving the amounts decided for c (all when c < cfix, those before the pending one
+    when c == cfix). For yellow (the last colour: it pays the canals left with wheat) ``bu_in`` is
+    the barges used before it. Returns (keys, how many)."""
+    m = tc[TC_M]
+    w = tc[TC_W]
+    ne = tc[c]
+    cap = H[c] + 1 + nst  # no more than this of c is ever paid in a way (scales, stalls)
+    umax = min(G, cap) if cown[c] >= 0 else 0
+    left = m - bu_in if c == YELLOW else m
+    vmax = min(left, cap) if bown[c] >= 0 else 0
+    rel_c = (cown[c] - p + n) % n  # receiver of the cart's / barge's good (0: the payer's own: supply)
+    rel_b = (bown[c] - p + n) % n
+    R = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    X = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    XM = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    tq = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    table = np.full(64, -1, dtype=np.int64)
+    items = np.empty(64, dtype=np.int64)
     count = 0
+    for te in range(ne + 1):
+        while True:  # every split of the fields with other players' workers into carted / not
+            carted = te
+            for rr in range(1, n):
+                carted += tq[rr]
+            for u in range(umax + 1):
+                for v in range(vmax + 1):
+                    S = 2 * (ne - te)
+                    R[0] = 0
+                    for rr in range(1, n):
+                        R[rr] = tc[TC_Q + MAX_PLAYERS * c + rr] - tq[rr]
+                        S += R[rr]
+                    if u > 0:
+                        if rel_c == 0:
+                            S += u
+                        else:
+                            R[rel_c] += u
+                    if v > 0:
+                        if rel_b == 0:
+                            S += v
+                        else:
+                            R[rel_b] += v
+                    if c == YELLOW:
+                        S += 2 * (left - v) + w
+                    if scal[c] and S > 1:
+                        S -= 1
+                    R[0] = S
+                    tot = 0
+                    for d in range(n):
+                        tot += R[d]
+                    if tot > cap:
+                        continue
+                    for d in range(n):
+                        XM[d] = min(R[d], nst)
+                        X[d] = 0
+                    for a in range(-1, n if stl[c] else 0):
+                        while True:  # how many goods of c the stalls replace at each receiver
+                            xs = 0
+                            for d in range(n):
+                                xs += X[d]
+                            D = tot - xs + (1 if a >= 0 else 0)
+                            # the stall of c replacing a good of c at its own receiver changes nothing
+                            ok = xs <= nst and D <= H[c] and not (a >= 0 and X[a] > 0)
+                            if ok and (c < cfix or (c == cfix and sub > 0)) and D != Dfix[c]:
+                                ok = False
+                            if ok:
+                                for rr in range(1, n):
+                                    if (c < cfix or (c == cfix and rr < sub)) and \
+                                            R[rr] - X[rr] + (1 if a == rr else 0) != Rfix[MAX_PLAYERS * c + rr]:
+                                        ok = False
+                            if ok:
+                                dbv = np.int64(0)
+                                for d in range(MAX_PLAYERS):
+                                    db = 0
+                                    if d < n:
+                                        db = (1 if a == d else 0) - X[d]
+                                    dbv |= np.int64(db + 8) << np.int64(4 * d)
+                                tag = 255
+                                if c == cfix:
+                                    tag = D if sub == 0 else R[sub] - X[sub] + (1 if a == sub else 0)
+                                bu_field = bu_in if c == YELLOW else v
+                                key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
+                                table, items, count = set_insert(table, items, count, key)
+                            d = 0
+                            while d < n:
+                                if X[d] < XM[d]:
+                                    X[d] += 1
+                                    break
+                                X[d] = 0
+                                d += 1
+                            if d == n:
+                                break
+            rr = 1
+            while rr < n:
+                if tq[rr] < tc[TC_Q + MAX_PLAYERS * c + rr]:
+                    tq[rr] += 1
+                    break
+                tq[rr] = 0
+                rr += 1
+            if rr >= n:
+                break
+    return items, count
+
+
+@jit
+def label_plus(lab: np.int64, dk: np.int64, n: int, yellow: bool) -> np.int64:
+    """The label after a colour's step ``dk`` (a delta key without its tag); -1 if a stall balance
+    leaves -7..7. Yellow's step keeps the barge count (it is not needed after)."""
+    lb = lab % K_B
+    db = dk % K_B
+    bv = np.int64(0)
+    for d in range(MAX_PLAYERS):
+        x = ((lb >> np.int64(4 * d)) & np.int64(15)) + ((db >> np.int64(4 * d)) & np.int64(15)) - 8
+        if x < 1 or x > 15:
+            return np.int64(-1)
+        bv |= x << np.int64(4 * d)
+    bu = (lab // K_B) % K_BU
+    if not yellow:
+        bu += (dk // K_B) % K_BU
+        if bu >= K_BU:
+            return np.int64(-1)
+    fb = lab // (K_B * K_BU) + dk // (K_B * K_BU) - 64
+    if fb < 0 or fb >= 128:
+        return np.int64(-1)
+    return (fb * K_BU + bu) * K_B + bv
+
+
+@jit
+def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
+    """Which values the pending amount of a travel payment can take (``out[v] = 1``; returns how
+    many). The amounts are decided colour by colour (``PAY_I = n * colour + j``): the payer's total of
+    the colour (j = 0), then what each other seat receives of it (j = 1 .. n - 1, by seat order after
+    the payer); the supply receives the rest. A value is offered iff some way of paying the travel
+    (means for each passed field and canal, the scales, the stalls) gives the amounts decided so far
+    and that value, so every outcome is reachable by exactly one sequence of amounts.
+
+    Exact: a search over the colours in order whose labels are (carted fields minus cart uses so
+    far: a cart of any colour may pay any field; barges used so far; for each receiver, the stalls
+    whose good went to it minus the goods stalls took away there). Each colour contributes one of
+    its distinct steps (:func:`colour_deltas`). The labels reachable from the start under the
+    amounts decided (the colours before the pending one) meet the labels from which the colours after
+    it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
+    pending colour, whose values are the answer."""
+    n = state[H_NPLAYERS]
+    k = state[PAY_I]
+    cfix = k // n
+    sub = k % n
     H, scal, stl, cown, bown = pay_context(state, p)
-    ws = np.empty(128, dtype=np.int64)
-    for opt in range(1 + NUM_COLOURS):
-        out[opt] = 0
-        if opt < lo or not means_available(state, j, opt):
-            continue
-        if means_feasible(state, p, j, opt, H, scal, stl, cown, bown, ws):
-            out[opt] = 1
-            count += 1
-    return count
+    tc = travel_counts(state, p, n)
+    m = tc[TC_M]
+    nst = 0
+    for c in range(NUM_COLOURS):
+        nst += stl[c]
+    G = 0
+    for c in range(NUM_COLOURS):
+        G += tc[c]
+        for rr in range(1, n):
+            G += tc[TC_Q + MAX_PLAYERS * c + rr]
+    Dfix = np.zeros(NUM_COLOURS, dtype=np.int64)
+    Rfix = np.zeros(NUM_COLOURS * MAX_PLAYERS, dtype=np.int64)
+    for c in range(NUM_COLOURS):
+        for r in range(SUPPLY + 1):
+            Dfix[c] += state[AGG + NUM_COLOURS * r + c]
+        for rr in range(1, n):
+            Rfix[MAX_PLAYERS * c + rr] = state[AGG + NUM_COLOURS * ((p + rr) % n) + c]
+    # forward: the labels before colour cfix
+    fwd = np.empty(16, dtype=np.int64)
+    fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
+    nf = 1
+    for c in range(cfix):
+        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix)
+        table = np.full(16, -1, dtype=np.int64)
+        nxt = np.empty(16, dtype=np.int64)
+        cnt = 0
+        for i in range(nf):
+            for j in range(nd):
+                lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
+                if lab >= 0 and (lab // K_B) % K_BU <= m:
+                    table, nxt, cnt = set_insert(table, nxt, cnt, lab)
+        fwd = nxt
+        nf = cnt
+    # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
+    done = np.full(16, -1, dtype=np.int64)
+    back = np.empty(16, dtype=np.int64)
+    nb = 0
+    for bu in range(m + 1):
+        done, back, nb = set_insert(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
+    for c in range(NUM_COLOURS - 1, cfix, -1):
+        table = np.full(16, -1, dtype=np.int64)
+        prv = np.empty(16, dtype=np.int64)
+        cnt = 0
+        for bu_in in range(m + 1 if c == YELLOW else 1):
+            dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                                   Rfix)
+            for i in range(nb):
+                lab = back[i]
+                if c == YELLOW and (lab // K_B) % K_BU != 0:
+                    continue  # after yellow the barge count is dropped: keep one copy
+                for j in range(nd):
+                    dk = dl[j] // K_TAG
+                    # the label before: lab minus the step
+                    lb = lab % K_B
+                    db = dk % K_B
+                    bv = np.int64(0)
+                    ok = True
+                    for d in range(MAX_PLAYERS):
+                        x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
+                        if x < 8 - nst or x > 8 + nst:
+                            ok = False
+                        bv |= x << np.int64(4 * d)
+                    fb = lab // (K_B * K_BU) - (dk // (K_B * K_BU) - 64)
+                    if c == YELLOW:
+                        bu = bu_in
+                    else:
+                        bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
+                    if not ok or bu < 0 or fb < 64 - G or fb > 64 + G:
+                        continue
+                    table, prv, cnt = set_insert(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+        done = table
+        back = prv
+        nb = cnt
+    # the pending colour's steps joining the two
+    total = 0
+    for bu_in in range(m + 1 if cfix == YELLOW else 1):
+        dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                               Rfix)
+        for i in range(nf):
+            if cfix == YELLOW and (fwd[i] // K_B) % K_BU != bu_in:
+                continue
+            for j in range(nd):
+                v = dl[j] % K_TAG
+                if out[v]:
+                    continue
+                lab = label_plus(fwd[i], dl[j] // K_TAG, n, cfix == YELLOW)
+                if lab < 0:
+                    continue
+                if cfix == YELLOW:
+                    lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
+                if (lab // K_B) % K_BU > m:
+                    continue
+                size = done.shape[0]
+                h = (lab * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+                while done[h] >= 0:
+                    if done[h] == lab:
+                        out[v] = 1
+                        total += 1
+                        break
+                    h = (h + 1) & (size - 1)
+    return total
+
+
+@jit
+def next_amount(state: np.ndarray, p: int) -> None:
+    """Skip the amounts that are 0 in every way of paying; pay once all are decided."""
+    n = state[H_NPLAYERS]
+    tc = travel_counts(state, p, n)
+    H, scal, stl, cown, bown = pay_context(state, p)
+    k = state[PAY_I]
+    while k < NUM_COLOURS * n and amount_trivial(tc, stl, cown, bown, p, n, k):
+        k += 1
+    state[PAY_I] = k
+    if k == NUM_COLOURS * n:
+        finish_payment(state, p)
+
+
+@jit
+def set_amount(state: np.ndarray, p: int, v: int) -> None:
+    """The pending amount is v: the payer's total of the colour goes to the supply row of AGG until
+    the receipts are decided, each receipt moves from there to its seat's row."""
+    n = state[H_NPLAYERS]
+    k = state[PAY_I]
+    c = k // n
+    j = k % n
+    if j == 0:
+        state[AGG + NUM_COLOURS * SUPPLY + c] = v
+    else:
+        state[AGG + NUM_COLOURS * ((p + j) % n) + c] = v
+        state[AGG + NUM_COLOURS * SUPPLY + c] -= v
+    state[PAY_I] = k + 1
 
 
 # ---- the stall stage and purchase splits: exact canonical enumeration ---------------------------
@@ -1446,9 +1610,8 @@ def clear_action(state: np.ndarray) -> None:
         state[OBL_WHERE + j] = 0
         state[OBL_COLOUR + j] = 0
         state[OBL_OCC + j] = 0
-        state[OBL_OPT + j] = 0
     state[OBL_N] = 0
-    state[OBL_I] = 0
+    state[PAY_I] = 0
     for i in range(AGG_LEN):
         state[AGG + i] = 0
     state[STALL_K] = 0
@@ -1783,8 +1946,11 @@ def mask_payment(state: np.ndarray, mask: np.ndarray) -> int:
     count = 0
     opts = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if ph == PH_PAY:
-        means_mask(state, p, opts)
-        base = A_MEANS
+        count = amount_values(state, p, opts)
+        for v in range(MAX_AMOUNT):
+            if opts[v]:
+                mask[A_AMOUNT + v] = 1
+        return count
     else:
         stage_options(state, p, opts)
         base = A_STALL
@@ -1851,22 +2017,14 @@ def gain(state: np.ndarray, p: int, c: int, k: int) -> None:
 
 @jit
 def start_payment(state: np.ndarray, p: int) -> None:
-    """After a travel's last step: the obligations, the placement wheat, then the pay decisions."""
+    """After a travel's last step: the obligations, then the amounts of the payment (the placement
+    wheat is part of the yellow one)."""
     for i in range(AGG_LEN):
         state[AGG + i] = 0
-    state[AGG + NUM_COLOURS * SUPPLY + YELLOW] = travel_wheat(state, p)
     build_obligations(state, p)
+    state[PAY_I] = 0
     state[H_PHASE] = PH_PAY
-    if state[OBL_N] == 0:
-        end_means(state, p)
-
-
-@jit
-def end_means(state: np.ndarray, p: int) -> None:
-    """All means chosen: the scales act, then the stall stage (if the payer has stalls)."""
-    H, scal, stl, cown, bown = pay_context(state, p)
-    apply_scales(state, np.int64(AGG), scal)
-    begin_stalls(state, p)
+    next_amount(state, p)
 
 
 @jit
@@ -2037,17 +2195,8 @@ def apply_decision(state: np.ndarray, action: int) -> None:
     elif ph == PH_STEP:
         step_to(state, p, action - A_FIELD)
     elif ph == PH_PAY:
-        j = state[OBL_I]
-        opt = action - A_MEANS
-        state[OBL_OPT + j] = opt
-        if state[OBL_KIND + j] == OBL_FIELD_KIND:
-            field_pass_increment(state, state, np.int64(AGG), p, state[OBL_COLOUR + j], state[OBL_OCC + j], opt,
-                                 np.int64(1))
-        else:
-            canal_increment(state, state, np.int64(AGG), p, opt, np.int64(1))
-        state[OBL_I] = j + 1
-        if j + 1 == state[OBL_N]:
-            end_means(state, p)
+        set_amount(state, p, action - A_AMOUNT)
+        next_amount(state, p)
     elif ph == PH_PRODUCE:
         c = action - A_COLOUR
         gain(state, p, c, produce_amount(state, p, c))
@@ -2137,16 +2286,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     nf = NUM_FIELDS[n]
     fs = NUM_COLOURS + 2 * n + 4
     ph = state[H_PHASE]
-    paying_field = -1
-    paying_a = -1
-    paying_b = -1
-    if not state[H_TERMINAL] and ph == PH_PAY and state[OBL_I] < state[OBL_N]:
-        j = state[OBL_I]
-        if state[OBL_KIND + j] == OBL_FIELD_KIND:
-            paying_field = state[OBL_WHERE + j]
-        else:
-            paying_a = state[PATH + state[OBL_WHERE + j]]
-            paying_b = state[PATH + state[OBL_WHERE + j] + 1]
+    paying = not state[H_TERMINAL] and ph == PH_PAY
     cur = state[PATH + state[PATH_N] - 1] if state[PATH_N] > 0 else -1
     for f in range(nf):
         base = off[O_FIELDS] + fs * f
@@ -2164,7 +2304,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             out[t + 1] = 1
         if f == state[TARGET]:
             out[t + 2] = 1
-        if f == paying_field or f == paying_a or f == paying_b:
+        if paying and f != cur and (state[VISITED] >> np.int64(f)) & np.int64(1) and f != state[PATH]:
             out[t + 3] = 1
     for q in range(n):
         rel = (q - player + n) % n
@@ -2201,13 +2341,14 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             rel = (q - player + n) % n
             for c in range(NUM_COLOURS):
                 out[off[O_PAY_SEATS] + NUM_COLOURS * rel + c] = clip8(state[AGG + NUM_COLOURS * q + c])
-        if ph == PH_PAY and state[OBL_I] < state[OBL_N]:
-            j = state[OBL_I]
-            ob = off[O_OBLIGATION]
-            out[ob + state[OBL_KIND + j]] = 1
-            out[ob + 2 + state[OBL_COLOUR + j]] = 1
-            if state[OBL_OCC + j]:
-                out[ob + 2 + NUM_COLOURS + (state[OBL_OCC + j] - 1 - player + n) % n] = 1
+        if ph == PH_PAY:
+            k = state[PAY_I]
+            j = k % n
+            ob = off[O_AMOUNT]
+            out[ob + (1 if j > 0 else 0)] = 1
+            out[ob + 2 + k // n] = 1
+            if j > 0:
+                out[ob + 2 + NUM_COLOURS + (state[H_CURRENT] + j - player + n) % n] = 1
         if ph == PH_STALL:
             stalls, nst = own_stalls(state, state[H_CURRENT])
             if state[STALL_K] < nst:
@@ -2402,7 +2543,7 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
 def check_idle_context(state: np.ndarray) -> int:
     if state[TARGET] != -1 or state[MOVER] != -1 or state[VISITED] != 0 or state[PATH_N] != 0:
         return TARGET + 1
-    if state[OBL_N] != 0 or state[OBL_I] != 0:
+    if state[OBL_N] != 0 or state[PAY_I] != 0:
         return OBL_N + 1
     for i in range(AGG_LEN):
         if state[AGG + i] != 0:
@@ -2419,7 +2560,7 @@ def check_idle_context(state: np.ndarray) -> int:
             return PATH + i + 1
     for j in range(MAX_OBL):
         if state[OBL_KIND + j] != 0 or state[OBL_WHERE + j] != 0 or state[OBL_COLOUR + j] != 0 \
-                or state[OBL_OCC + j] != 0 or state[OBL_OPT + j] != 0:
+                or state[OBL_OCC + j] != 0:
             return OBL_KIND + j + 1
     return 0
 
@@ -2469,8 +2610,7 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
         state2[REFILL_CHOICE] = 0
         state2[REFILL_CHOICE + 1] = 0
         return check_idle_context(state2)
-    traveling = ph == PH_ORIGIN or ph == PH_STEP or ph == PH_PAY or ph == PH_MOVE_TARGET \
-        or (ph == PH_STALL and (act == ACT_PLACE or act == ACT_MOVE))
+    traveling = ph == PH_ORIGIN or ph == PH_STEP or ph == PH_PAY or ph == PH_MOVE_TARGET
     if traveling or ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER:
         t = state[TARGET]
         if ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER or ph == PH_MOVE_TARGET:
@@ -2487,7 +2627,7 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
         npath = state[PATH_N]
         if npath < 0 or npath > MAX_FIELDS:
             return PATH_N + 1
-        if (ph == PH_STEP or ph == PH_PAY or ph == PH_STALL) != (npath > 0):
+        if (ph == PH_STEP or ph == PH_PAY) != (npath > 0):
             return PATH_N + 1
         if act == ACT_PLACE and state[WORKERS_ON_MAP + p] >= WORKERS:
             return WORKERS_ON_MAP + p + 1
@@ -2517,11 +2657,11 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
         if t >= 0 and state[WORKER + t] != 0:
             return TARGET + 1
         arrived = npath > 0 and state[PATH + npath - 1] == t
-        if (ph == PH_PAY or ph == PH_STALL) != arrived:
+        if (ph == PH_PAY) != arrived:
             return PATH_N + 1
-        if ph == PH_PAY or ph == PH_STALL:
+        if ph == PH_PAY:
             return check_payment(state, p, n)
-        if state[OBL_N] != 0 or state[OBL_I] != 0:
+        if state[OBL_N] != 0 or state[PAY_I] != 0:
             return OBL_N + 1
         for i in range(AGG_LEN):
             if state[AGG + i] != 0:
@@ -2567,51 +2707,46 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
 
 @jit
 def check_payment(state: np.ndarray, p: int, n: int) -> int:
-    """A travel's payment: the obligations are those of the path, the chosen means exist and AGG is
-    their sum (after the scales once all are chosen)."""
+    """A travel's payment: the obligations are those of the path, the pending amount is one that
+    can be other than 0, the amounts not yet decided are 0 and those decided can be completed."""
     want = state.copy()
     build_obligations(want, p)
-    k = want[OBL_N]
-    if state[OBL_N] != k:
+    if state[OBL_N] != want[OBL_N]:
         return OBL_N + 1
-    for j in range(k):
+    for j in range(MAX_OBL):
         if state[OBL_KIND + j] != want[OBL_KIND + j] or state[OBL_WHERE + j] != want[OBL_WHERE + j] \
                 or state[OBL_COLOUR + j] != want[OBL_COLOUR + j] or state[OBL_OCC + j] != want[OBL_OCC + j]:
             return OBL_KIND + j + 1
-    oi = state[OBL_I]
-    if oi < 0 or oi > k:
-        return OBL_I + 1
-    if (state[H_PHASE] == PH_PAY) != (oi < k):
-        return OBL_I + 1
-    agg = np.zeros(AGG_LEN, dtype=np.int64)
-    agg[NUM_COLOURS * SUPPLY + YELLOW] = travel_wheat(state, p)
-    for j in range(MAX_OBL):
-        o = state[OBL_OPT + j]
-        if j >= k:
-            if state[OBL_KIND + j] != 0 or state[OBL_WHERE + j] != 0 or state[OBL_COLOUR + j] != 0 \
-                    or state[OBL_OCC + j] != 0 or o != 0:
-                return OBL_KIND + j + 1
-            continue
-        if j >= oi:
-            if o != 0:
-                return OBL_OPT + j + 1
-            continue
-        if o < 0 or o > NUM_COLOURS or not means_available(state, j, o):
-            return OBL_OPT + j + 1
-        if state[OBL_KIND + j] == OBL_FIELD_KIND:
-            field_pass_increment(state, agg, np.int64(0), p, state[OBL_COLOUR + j], state[OBL_OCC + j], o, np.int64(1))
-        else:
-            canal_increment(state, agg, np.int64(0), p, o, np.int64(1))
-    if oi == k:
-        H, scal, stl, cown, bown = pay_context(state, p)
-        apply_scales(agg, np.int64(0), scal)
-    for i in range(AGG_LEN):
-        if state[AGG + i] != agg[i]:
-            return AGG + i + 1
-    if state[H_PHASE] == PH_STALL:
-        return check_stall_choices(state, p, n)
     if state[STALL_K] != 0:
         return STALL_K + 1
+    for i in range(NUM_COLOURS):
+        if state[STALL_CHOICE + i] != 0:
+            return STALL_CHOICE + i + 1
+    pi = state[PAY_I]
+    if pi < 0 or pi >= NUM_COLOURS * n:
+        return PAY_I + 1
+    H, scal, stl, cown, bown = pay_context(state, p)
+    if amount_trivial(travel_counts(state, p, n), stl, cown, bown, p, n, pi):
+        return PAY_I + 1
+    for c in range(NUM_COLOURS):
+        d_decided = n * c < pi
+        tot = 0
+        for r in range(MAX_PLAYERS):
+            v = state[AGG + NUM_COLOURS * r + c]
+            if r >= n or r == p:
+                if v != 0:
+                    return AGG + NUM_COLOURS * r + c + 1
+                continue
+            rr = (r - p + n) % n
+            if n * c + rr >= pi and v != 0 or v < 0 or v >= MAX_AMOUNT:
+                return AGG + NUM_COLOURS * r + c + 1
+            tot += v
+        sv = state[AGG + NUM_COLOURS * SUPPLY + c]
+        if (not d_decided and sv != 0) or sv < 0 or sv + tot >= MAX_AMOUNT:
+            return AGG + NUM_COLOURS * SUPPLY + c + 1
+    out = np.zeros(MAX_AMOUNT, dtype=np.int8)
+    if amount_values(state, p, out) == 0:
+        return AGG + 1
     return 0
 
 
