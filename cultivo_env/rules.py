@@ -1133,6 +1133,45 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
             Dfix[c] += state[AGG + NUM_COLOURS * r + c]
         for rr in range(1, n):
             Rfix[MAX_PLAYERS * c + rr] = state[AGG + NUM_COLOURS * ((p + rr) % n) + c]
+    # what the colours before c can have done: stalls, goods at each receiver, fields, carts, barges
+    st_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    rec_lt = np.zeros((NUM_COLOURS + 1) * MAX_PLAYERS, dtype=np.int64)
+    fld_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    cart_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    barge_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    for c in range(NUM_COLOURS):
+        st_lt[c + 1] = st_lt[c] + stl[c]
+        f = tc[c]
+        for rr in range(1, n):
+            f += tc[TC_Q + MAX_PLAYERS * c + rr]
+        fld_lt[c + 1] = fld_lt[c] + f
+        cart_lt[c + 1] = cart_lt[c] | (1 if cown[c] >= 0 else 0)
+        barge_lt[c + 1] = barge_lt[c] | (1 if bown[c] >= 0 else 0)
+        rec_lt[MAX_PLAYERS * (c + 1)] = nst
+        for d in range(1, n):
+            x = rec_lt[MAX_PLAYERS * c + d] + tc[TC_Q + MAX_PLAYERS * c + d]
+            if cown[c] >= 0 and (cown[c] - p + n) % n == d:
+                x += G
+            if bown[c] >= 0 and (bown[c] - p + n) % n == d:
+                x += m
+            rec_lt[MAX_PLAYERS * (c + 1) + d] = min(x, nst)
+    # and what the colours from c on can still do
+    st_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    rec_ge = np.zeros((NUM_COLOURS + 1) * MAX_PLAYERS, dtype=np.int64)
+    fld_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    cart_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    for c in range(NUM_COLOURS - 1, -1, -1):
+        st_ge[c] = st_ge[c + 1] + stl[c]
+        fld_ge[c] = fld_ge[c + 1] + fld_lt[c + 1] - fld_lt[c]
+        cart_ge[c] = cart_ge[c + 1] | (1 if cown[c] >= 0 else 0)
+        rec_ge[MAX_PLAYERS * c] = nst
+        for d in range(1, n):
+            x = rec_ge[MAX_PLAYERS * (c + 1) + d] + tc[TC_Q + MAX_PLAYERS * c + d]
+            if cown[c] >= 0 and (cown[c] - p + n) % n == d:
+                x += G
+            if bown[c] >= 0 and (bown[c] - p + n) % n == d:
+                x += m
+            rec_ge[MAX_PLAYERS * c + d] = min(x, nst)
     # forward: the labels before colour cfix
     fwd = np.empty(16, dtype=np.int64)
     fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
@@ -1145,7 +1184,20 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
         for i in range(nf):
             for j in range(nd):
                 lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
-                if lab >= 0 and (lab // K_B) % K_BU <= m:
+                if lab < 0 or (lab // K_B) % K_BU > m:
+                    continue
+                fb = lab // (K_B * K_BU) - 64
+                if fb < -fld_ge[c + 1] or (fb > 0 and not cart_ge[c + 1]):
+                    continue
+                neg = 0
+                ok = True
+                for d in range(n):
+                    x = ((lab >> np.int64(4 * d)) & np.int64(15)) - 8
+                    if x < 0:
+                        neg -= x
+                    elif x > rec_ge[MAX_PLAYERS * (c + 1) + d]:
+                        ok = False
+                if ok and neg <= st_ge[c + 1]:
                     table, nxt, cnt = set_insert(table, nxt, cnt, lab)
         fwd = nxt
         nf = cnt
@@ -1173,17 +1225,23 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
                     db = dk % K_B
                     bv = np.int64(0)
                     ok = True
+                    pos = 0
                     for d in range(MAX_PLAYERS):
                         x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
-                        if x < 8 - nst or x > 8 + nst:
+                        if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
                             ok = False
+                        if x > 8:
+                            pos += x - 8
                         bv |= x << np.int64(4 * d)
+                    if pos > st_lt[c]:
+                        ok = False
                     fb = lab // (K_B * K_BU) - (dk // (K_B * K_BU) - 64)
                     if c == YELLOW:
                         bu = bu_in
                     else:
                         bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
-                    if not ok or bu < 0 or fb < 64 - G or fb > 64 + G:
+                    if not ok or bu < 0 or (bu > 0 and not barge_lt[c]) or fb > 64 + fld_lt[c] \
+                            or (fb < 64 and not cart_lt[c]) or fb < 64 - G:
                         continue
                     table, prv, cnt = set_insert(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
         done = table
