@@ -37,9 +37,9 @@ count (the field block repeats per field: `FIELDS + (6 + 2n + 4) f + k`):
 ## Actions
 A turn is 2 actions (plus one for the 10th worker and one for each barrel bought); each action is
 a short sequence of decisions by the turn owner, named by the observation's phase one-hot:
-`action` (which action) -> Place: `place_target` -> `origin` -> `step`... -> `pay`... -> `stall`...
--> `exchange` (8th / 9th worker); Move: `move_worker` -> `move_target` -> `step`... -> `pay`... ->
-`stall`...; Produce: `produce`; Acquire: `acquire` -> `split` -> `stall`... -> `refill` (a row and
+`action` (which action) -> Place: `place_target` -> `origin` -> `step`... -> `pay`... -> `exchange`
+(8th / 9th worker); Move: `move_worker` -> `move_target` -> `step`... -> `pay`...; Produce:
+`produce`; Acquire: `acquire` -> `split` -> `stall`... -> `refill` (a row and
 a column emptied at once); Build: `build` -> `stall`.... The setup is one `start` decision per
 seat (reverse seat order from the seat before the start player). A decision with a single option
 is taken automatically and never shown.
@@ -49,21 +49,21 @@ is taken automatically and never shown.
 * A travel is chosen step by step: `step` offers the fields beside the traveller not yet on the
   path (crossing a canal when the neighbour lies in another village) from which the target can
   still be reached and paid for; any simple path can be chosen.
-* `pay` is asked once per passed field and per crossed canal, class by class (fields of one colour
-  and one worker owner, then the canals), with means non-decreasing within a class, so that the
-  order of equal fields is never a choice. Means: goods (2 of the field's colour to the supply, or 1
-  to the other player whose worker stands there and 1 to the supply; a canal: 2 wheat), or 1 good
-  of a cart's / barge's colour to its owner (the supply if it is the payer's own).
-* Scales act automatically; then each of the payer's market stalls may replace one paid good.
+* `pay` decides the travel's payment as its outcome, one amount at a time, colour by colour: the
+  payer's total of the colour, then what each other player receives of it (the supply gets the
+  rest). Each value offered is reached by some way of paying (goods: 2 of a passed field's colour
+  to the supply, or 1 to the other player whose worker stands there and 1 to the supply, a canal 2
+  wheat; or 1 good of a cart's / barge's colour to its owner, the supply if it is the payer's own;
+  the scales; each market stall replacing one paid good), so two ways that leave every player
+  with the same goods are one choice. Amounts that are 0 in every way are skipped.
+* For purchases and buildings each of the payer's market stalls then may replace one paid good
+  (`stall`); each outcome is offered once.
 * Every option offered can be completed: the masks are exact (see `cultivo_env.rules`).
-* Known limit: across classes (and between the means and the stalls) two ways of paying a travel
-  can leave everyone with the same goods and still be two choices (docs/rules/cultivo.md,
-  "Decisions, and one choice per outcome"); purchases offer each outcome once.
 
 Strings (`env.unwrapped.action_to_string(a)`, `string_to_action(text)`,
 `legal_action_strings()`) read like `"place on V3.2 (red)"`, `"step across a canal to V4.5"`,
-`"pass V3.2 (red, player_1's worker): 1 red to player_1 + 1 red"`, `"canal V1.3-V4.5: own
-green barge (1 green)"`, `"green stall: 1 green for 1 yellow (supply)"`, `"pay 3 red + 1 green"`.
+`"pay 3 red"` (the payer's total of a colour in a travel payment), `"player_1 receives 1 red"`,
+`"green stall: 1 green for 1 yellow (supply)"`, `"pay 3 red + 1 green"` (a purchase).
 Fields are named by village tile and position on it, `V3.2`.
 
 ## Rewards
@@ -86,7 +86,7 @@ each and whether it is turned; `fields`, each with `field`, `name`, `place`, `vi
 `goods`, `workers_on_map`, `worker_fields`, `equipment`, `buildings`, `vp_tiles`, `score` with its
 parts and `tiebreak_goods`), `phase`, `current_player`, `turn_owner`, `start_player`, `round`,
 `turns`, `actions_left`, `end_triggered`, `final_round`, `action` (the action in progress: target,
-path, obligations and their means, the payment so far to the supply and to each player, stalls,
+path, obligations, the amount being decided, the payment so far to the supply and to each player, stalls,
 slot, split, build field), `decisions`, `terminal`, `done_players`. Everything is public and the
 same for every viewer except `viewer="all"`, which adds `stack_top_first` and `out_of_game`.
 

@@ -140,7 +140,7 @@ def payment_dict(state: np.ndarray) -> dict[str, Any] | None:
     obligations = []
     for j in range(int(state[L.OBL_N])):
         kind = "field" if state[L.OBL_KIND + j] == L.OBL_FIELD_KIND else "canal"
-        entry: dict[str, Any] = {"kind": kind, "decided": j < int(state[L.OBL_I])}
+        entry: dict[str, Any] = {"kind": kind}
         if kind == "field":
             f = int(state[L.OBL_WHERE + j])
             occ = int(state[L.OBL_OCC + j])
@@ -150,24 +150,20 @@ def payment_dict(state: np.ndarray) -> dict[str, Any] | None:
             i = int(state[L.OBL_WHERE + j])
             a, b = int(state[L.PATH + i]), int(state[L.PATH + i + 1])
             entry.update(between=[notation.field_name(state, a), notation.field_name(state, b)])
-        if entry["decided"]:
-            opt = int(state[L.OBL_OPT + j])
-            if opt == 0:
-                entry["means"] = "goods"
-            else:
-                kind_eq = L.CART if kind == "field" else L.BARGE
-                q = int(rules.owner(state, L.NUM_COLOURS * kind_eq + opt - 1))
-                entry["means"] = {"piece": notation.piece_name(L.NUM_COLOURS * kind_eq + opt - 1), "owner": q,
-                                  "own": q == p}
         obligations.append(entry)
     agg = state[L.AGG: L.AGG + L.AGG_LEN]
     stalls = [c for c in range(L.NUM_COLOURS) if rules.owns(state, p, L.STALL, c)]
+    pending = None
+    if state[H_PHASE] == L.PH_PAY:
+        c, j = divmod(int(state[L.PAY_I]), n)
+        pending = {"colour": L.COLOURS[c], "receiver": None if j == 0 else (p + j) % n}
     return {
         "kind": L.ACTION_KINDS[int(state[L.ACT])],
         "target": notation.field_name(state, int(state[L.TARGET])) if state[L.TARGET] >= 0 else None,
         "mover": notation.field_name(state, int(state[L.MOVER])) if state[L.MOVER] >= 0 else None,
         "path": [notation.field_name(state, int(state[L.PATH + i])) for i in range(int(state[L.PATH_N]))],
         "obligations": obligations,
+        "pending_amount": pending,
         "to_supply": {L.COLOURS[c]: int(agg[L.NUM_COLOURS * L.SUPPLY + c]) for c in range(L.NUM_COLOURS)},
         "to_players": {q: {L.COLOURS[c]: int(agg[L.NUM_COLOURS * q + c]) for c in range(L.NUM_COLOURS)}
                        for q in range(n) if q != p},

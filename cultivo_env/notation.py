@@ -7,9 +7,8 @@ are written ``r2 y5`` (2 red, 5 yellow), pieces ``red cart``. Actions read like:
 
     "place a worker (7th: 2 wheat)"         "move a worker"        "produce"
     "place on V3.2 (red)"                   "travel from V1.1"     "step across a canal to V4.5"
-    "pass V3.2 (red): 2 red"                "pass V3.2 (red, player_1's worker): 1 red to player_1 + 1 red"
-    "pass V3.2 (red): own blue cart (1 blue)"
-    "canal V1.3-V4.5: 2 yellow"             "canal V1.3-V4.5: player_2's green barge (1 green to player_2)"
+    "pay 3 red"   (a travel payment: the payer's total of a colour)
+    "player_1 receives 1 red"   (a travel payment: what another player receives of it)
     "green stall: 1 green for 1 yellow (supply)"
     "acquire the red barge (row red, column green: 4 goods)"   "pay 3 red + 1 green"
     "exchange 1 red for 1 blue"             "refill row red"
@@ -125,36 +124,15 @@ def slot_name(s: int) -> str:
 
 
 # ---- actions -----------------------------------------------------------------------------------
-def _means_string(state: np.ndarray, opt: int) -> str:
+def _amount_string(state: np.ndarray, v: int) -> str:
+    n = int(state[H_NPLAYERS])
     p = int(state[H_CURRENT])
-    j = int(state[L.OBL_I])
-    if j >= int(state[L.OBL_N]):
-        return f"means {opt}"
-    if state[L.OBL_KIND + j] == L.OBL_FIELD_KIND:
-        f = int(state[L.OBL_WHERE + j])
-        col = int(state[L.OBL_COLOUR + j])
-        occ = int(state[L.OBL_OCC + j])
-        where = f"pass {field_name(state, f)} ({L.COLOURS[col]}" + (f", {seat_name(occ - 1)}'s worker)" if occ else ")")
-        if opt == 0:
-            if occ:
-                return f"{where}: 1 {L.COLOURS[col]} to {seat_name(occ - 1)} + 1 {L.COLOURS[col]}"
-            return f"{where}: 2 {L.COLOURS[col]}"
-        kind = L.CART
-    else:
-        i = int(state[L.OBL_WHERE + j])
-        a, b = int(state[L.PATH + i]), int(state[L.PATH + i + 1])
-        where = f"canal {field_name(state, a)}-{field_name(state, b)}"
-        if opt == 0:
-            return f"{where}: 2 yellow"
-        kind = L.BARGE
-    c = opt - 1
-    q = int(rules.owner(state, L.NUM_COLOURS * kind + c))
-    what = L.EQUIP_TYPES[kind]
-    if q == p:
-        return f"{where}: own {L.COLOURS[c]} {what} (1 {L.COLOURS[c]})"
-    if q < 0:
-        return f"{where}: {L.COLOURS[c]} {what} (nobody owns it)"
-    return f"{where}: {seat_name(q)}'s {L.COLOURS[c]} {what} (1 {L.COLOURS[c]} to {seat_name(q)})"
+    c, j = divmod(int(state[L.PAY_I]), n)
+    if not 0 <= c < L.NUM_COLOURS:
+        return f"amount {v}"
+    if j == 0:
+        return f"pay {v} {L.COLOURS[c]}"
+    return f"{seat_name((p + j) % n)} receives {v} {L.COLOURS[c]}"
 
 
 def _stall_colour(state: np.ndarray) -> int | None:
@@ -215,7 +193,7 @@ def action_to_string(state: np.ndarray, action: int) -> str:
             return f"acquire from {slot_name(s)} (empty)"
         e = v - 1
         return f"acquire the {piece_name(e)} ({slot_name(s)}: {L.EQUIP_COST[e // L.NUM_COLOURS]} goods)"
-    if a < L.A_MEANS:
+    if a < L.A_AMOUNT:
         k = a - L.A_SPLIT + 1
         s = int(state[L.SLOT])
         if s < 0 or not state[L.MARKET + s]:
@@ -228,7 +206,7 @@ def action_to_string(state: np.ndarray, action: int) -> str:
             return f"pay {cost} {L.COLOURS[rc]}"
         return f"pay {k} {L.COLOURS[rc]} + {cost - k} {L.COLOURS[cc]}"
     if a < L.A_STALL:
-        return _means_string(state, a - L.A_MEANS)
+        return _amount_string(state, a - L.A_AMOUNT)
     if a < L.A_EXCHANGE:
         code = a - L.A_STALL
         s = _stall_colour(state)

@@ -19,10 +19,8 @@ wheat, a purchase's own piece, when the refill choice is offered). Trees over a 
 and counted.
 
 One choice per outcome. Leaves with the same non-payment decisions (kind, target, worker, origin,
-path, colour, slot, field) and the same outcome are duplicates. The rules page makes purchase
-splits and the stall stage exact and travel payments canonical class by class; those claims are
-asserted. Its "known limit" (two carts and a stall of the payer) is narrower than what the engine
-does: see ``test_travel_duplicates_stay_within_the_documented_known_limit`` (a strict xfail).
+path, colour, slot, field) and the same outcome are duplicates; there must be none (travel
+payments are decided as their outcome, purchase splits and the stall stage are enumerated exactly).
 
 Final scoring: finished random games and built positions, the engine's breakdown (``to_dict``),
 ``rules.scores`` and the ranking (``rules.rank_keys``, the env's rewards) against ``final_scores``,
@@ -120,18 +118,10 @@ class TreeTooBigError(Exception):
     pass
 
 
-def pay_tag(state: np.ndarray, action: int) -> tuple[int, str]:
-    """The class of the obligation being paid and the kind of means chosen."""
-    p = int(state[H_CURRENT])
-    j = int(state[L.OBL_I])
-    cls = int(rules.obligation_class(state, j))
-    opt = action - L.A_MEANS
-    canal = state[L.OBL_KIND + j] == L.OBL_CANAL_KIND
-    if opt == 0:
-        return cls, "share" if (not canal and state[L.OBL_OCC + j]) else "goods"
-    kind = L.BARGE if canal else L.CART
-    q = int(rules.owner(state, L.NUM_COLOURS * kind + opt - 1))
-    return cls, ("own_" if q == p else "borrowed_") + L.EQUIP_TYPES[kind]
+def pay_tag(state: np.ndarray, action: int) -> tuple[str, int]:
+    """What a travel payment's decision fixes: the payer's total of a colour or a receipt, and the value."""
+    j = int(state[L.PAY_I]) % int(state[H_NPLAYERS])
+    return ("total" if j == 0 else "receipt"), action - L.A_AMOUNT
 
 
 def walk_action(root: np.ndarray, kind: int, cap: int):
@@ -225,7 +215,6 @@ class Results:
         self.dead_ends: list[str] = []
         self.replay_failures: list[str] = []
         self.duplicates: list[tuple] = []  # (kind, root, [paths], outcome)
-        self.order_violations: list[str] = []
         self.features = collections.Counter()  # leaves using each feature
 
     def total(self) -> int:
@@ -234,18 +223,32 @@ class Results:
 
 def note_features(kind: int, root: np.ndarray, path, outcome, features: collections.Counter) -> None:
     p = int(root[H_CURRENT])
-    for ph, a, _, tag in path:
-        if tag is not None:
-            features[tag[1]] += 1
+    n = int(root[H_NPLAYERS])
+    travel = kind in TRAVEL_KINDS
+    for ph, a, forced, tag in path:
+        if tag is not None and not forced:
+            features["chosen_" + tag[0]] += 1  # a travel payment with a choice of that amount
+        if tag is not None and tag[0] == "receipt" and tag[1] > 0:
+            features["receipt"] += 1
         if ph == L.PH_STALL and a != L.A_STALL:
             features["stall"] += 1
-            if kind == L.ACT_PLACE and (a - L.A_STALL - 1) % L.NUM_COLOURS == L.YELLOW \
-                    and root[L.WORKERS_ON_MAP + p] >= 4:
-                features["stall_for_wheat_with_placement_wheat"] += 1
         if ph == L.PH_EXCHANGE and a != L.A_EXCHANGE:
             features["exchange"] += 1
         if ph == L.PH_REFILL:
             features["refill_choice"] += 1
+    if travel:  # what the payer could pay with (the leaf's means are not decisions any more)
+        for kind_eq, name in ((L.CART, "cart"), (L.BARGE, "barge")):
+            owners = {int(rules.owner(root, L.NUM_COLOURS * kind_eq + c)) for c in range(L.NUM_COLOURS)}
+            if p in owners:
+                features["own_" + name] += 1
+            if owners - {p, -1}:
+                features["borrowed_" + name] += 1
+        if any(rules.owns(root, p, L.STALL, c) for c in range(L.NUM_COLOURS)):
+            features["stall"] += 1
+            if kind == L.ACT_PLACE and root[L.WORKERS_ON_MAP + p] >= 4:
+                features["stall_for_wheat_with_placement_wheat"] += 1
+        if any(root[L.WORKER + f] not in (0, p + 1) for f in range(int(L.NUM_FIELDS[n]))):
+            features["share"] += 1
     if any(rules.owns(root, p, L.SCALES, c) for c in range(L.NUM_COLOURS)) and kind != L.ACT_PRODUCE:
         features["payer_with_scales"] += 1
     if kind == L.ACT_PRODUCE and rules.owns(root, p, L.TOOL, outcome[0]):
@@ -256,17 +259,6 @@ def note_features(kind: int, root: np.ndarray, path, outcome, features: collecti
         features["tenth_worker"] += 1
     if kind == L.ACT_BUILD:
         features["build"] += 1
-
-
-def check_means_order(path) -> bool:
-    """Within a class of obligations the means are non-decreasing (the rules page's canonical order)."""
-    last = {}
-    for ph, a, _, tag in path:
-        if ph == L.PH_PAY:
-            if a < last.get(tag[0], 0):
-                return False
-            last[tag[0]] = a
-    return True
 
 
 def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> None:
@@ -299,8 +291,6 @@ def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> No
             route = tuple((ph, a) for ph, a, _, _ in path if ph not in PAYMENT_PHASES)
             groups[(route, outcome)].append(path)
             note_features(kind, root, path, outcome, res.features)
-            if not check_means_order(path):
-                res.order_violations.append(f"{label}: {[a for _, a, _, _ in path]}")
         got = {outcome for _, outcome in groups}
         if got != expected:
             res.mismatches.append(
@@ -535,21 +525,16 @@ def test_action_outcomes_match_the_reference_in_built_positions():
     # the positions reach what they are built for (leaves using each feature)
     for feature in ("own_cart", "borrowed_cart", "own_barge", "borrowed_barge", "share", "stall",
                     "stall_for_wheat_with_placement_wheat", "payer_with_scales", "exchange", "refill_choice",
-                    "tool", "barrel", "tenth_worker", "build"):
+                    "tool", "barrel", "tenth_worker", "build", "chosen_total", "chosen_receipt", "receipt"):
         assert res.features[feature] >= 3, (feature, res.features)
 
 
-def test_one_choice_per_outcome_where_the_rules_page_makes_it_exact():
-    """Produce, purchases (split, stalls, refill) and builds offer each outcome once; a travel's stall
-    stage never offers one outcome twice for one way of paying the travel, and within a class of
-    obligations the means are non-decreasing (docs/rules/cultivo.md, "Decisions, and one choice per
+def test_one_choice_per_outcome():
+    """Every action offers each outcome once: travel payments (decided as their outcome), purchases
+    (split, stalls, refill), builds, production (docs/rules/cultivo.md, "Decisions, and one choice per
     outcome")."""
     for res in all_results():
-        assert not res.order_violations, res.order_violations[:5]
-        for kind, _, paths, outcome in res.duplicates:
-            assert kind in TRAVEL_KINDS, (L.ACTION_KINDS[kind], outcome, paths)
-            means = {tuple(a for ph, a, _, _ in path if ph == L.PH_PAY) for path in paths}
-            assert len(means) == len(paths), ("the stall stage repeats an outcome", outcome, paths)
+        assert not res.duplicates, [(L.ACTION_KINDS[k], o, paths) for k, _, paths, o in res.duplicates[:3]]
 
 
 def outcome_sets(state: np.ndarray, kind: int) -> tuple[set, set]:
@@ -592,45 +577,6 @@ def test_the_interpretation_points_reach_both_outcome_sets():
         st = state_from_text(3, workers={0: "V3.2", 1: "V6.1", 2: "V5.5"}, **HAND_REFILLS[name])
         for side in outcome_sets(st, L.ACT_ACQUIRE):
             assert {o[:3] for o in side} == slots, name
-
-
-def payment_before_stalls(root: np.ndarray, path) -> tuple[int, ...]:
-    """The travel's payment (to the supply and to each player, after the scales) before the stalls."""
-    state = root.copy()
-    for ph, a, _, _ in path:
-        if ph == L.PH_STALL:
-            break
-        rules.apply_decision(state, a)
-        if state[H_PHASE] == L.PH_STALL:
-            break
-    return tuple(int(x) for x in state[L.AGG: L.AGG + L.AGG_LEN])
-
-
-def classify_duplicates() -> collections.Counter:
-    """Travel duplicates by how the two ways coincide: 'same payment' (different means leaving the same
-    payment before the stalls: carts / barges swapped between classes, a cart for goods elsewhere, the
-    scales) or 'via the stalls' (different payments the stall stage makes equal); and whether the payer
-    has what the rules page's known limit names (two own carts and a stall)."""
-    kinds = collections.Counter()
-    for res in all_results():
-        for kind, root, paths, _ in res.duplicates:
-            p = int(root[H_CURRENT])
-            payments = {payment_before_stalls(root, path) for path in paths}
-            how = "same payment" if len(payments) == 1 else "via the stalls"
-            carts = sum(rules.owns(root, p, L.CART, c) for c in range(L.NUM_COLOURS))
-            stalls = sum(rules.owns(root, p, L.STALL, c) for c in range(L.NUM_COLOURS))
-            limit = "two own carts and a stall" if carts >= 2 and stalls >= 1 else "outside the stated limit"
-            kinds[(L.ACTION_KINDS[kind], how, limit)] += 1
-    return kinds
-
-
-@pytest.mark.xfail(strict=True, reason="engine: travel payments coincide beyond the rules page's known limit "
-                   "(carts / barges swapped between classes, a cart or barge for goods of another class, the "
-                   "scales with a stall), without two carts and a stall of the payer")
-def test_travel_duplicates_stay_within_the_documented_known_limit():
-    kinds = classify_duplicates()
-    outside = {k: v for k, v in kinds.items() if k[2] != "two own carts and a stall" or k[1] != "via the stalls"}
-    assert not outside, dict(kinds)
 
 
 # =====================================================================================================

@@ -581,17 +581,16 @@ def test_a_red_cart_with_only_2_red_pays_2_red_and_2_of_the_third_fields_colour(
     env = at(workers={0: "V1.5", 1: "V6.1"}, goods={0: "r2 g2"}, equipment={0: "red cart"})
     play(env, "move a worker", "move to V1.1 (yellow)")
     assert phase(env) == "action" and goods_of(env, 0) == "y1"
-    # with enough of everything each field is a choice (class by class: brown, green, orange)
-    # with enough of everything each field is a choice, class by class in colour order: orange,
-    # green, brown
+    # with enough of everything each field is a choice: the payment is decided as its outcome,
+    # colour by colour (red, orange, green, brown): how much red the cart takes, then which fields
     env = at(workers={0: "V1.5", 1: "V6.1"}, goods={0: "r3 o2 g2 w2"}, equipment={0: "red cart"})
     play(env, "move a worker", "move to V1.1 (yellow)")
-    assert strings(env) == ["pass V1.2 (orange): 2 orange", "pass V1.2 (orange): own red cart (1 red)"]
-    play(env, "pass V1.2 (orange): own red cart (1 red)")
-    assert strings(env) == ["pass V1.3 (green): 2 green", "pass V1.3 (green): own red cart (1 red)"]
-    play(env, "pass V1.3 (green): own red cart (1 red)")
-    assert strings(env) == ["pass V1.4 (brown): 2 brown", "pass V1.4 (brown): own red cart (1 red)"]
-    play(env, "pass V1.4 (brown): 2 brown")
+    assert strings(env) == ["pay 0 red", "pay 1 red", "pay 2 red", "pay 3 red"]
+    play(env, "pay 2 red")
+    assert strings(env) == ["pay 0 orange", "pay 2 orange"]
+    play(env, "pay 0 orange")
+    assert strings(env) == ["pay 0 green", "pay 2 green"]
+    play(env, "pay 0 green")  # the cart's two goods are placed: brown pays 2, automatically
     assert goods_of(env, 0) == "r1 o2 g2 y1"
 
 
@@ -604,10 +603,12 @@ def test_a_borrowed_cart_pays_its_owner():
 def test_the_cart_replaces_the_share_and_the_worker_owner_gets_nothing():
     env = at(workers={0: "V1.3", 1: "V1.2 V6.1"}, goods={0: "r1 o2"}, equipment={0: "red cart"})
     play(env, "move a worker", "move to V1.1 (yellow)")
-    assert strings(env) == ["pass V1.2 (orange, player_1's worker): 1 orange to player_1 + 1 orange",
-                            "pass V1.2 (orange, player_1's worker): own red cart (1 red)"]
-    play(env, "pass V1.2 (orange, player_1's worker): 1 orange to player_1 + 1 orange")
+    assert strings(env) == ["pay 0 red", "pay 1 red"]  # the share, or the own red cart
+    play(env, "pay 0 red")  # then 2 orange, 1 of them to player_1: no choice left
     assert goods_of(env, 1) == "o1" and goods_of(env, 0) == "r1 y1"
+    env = at(workers={0: "V1.3", 1: "V1.2 V6.1"}, goods={0: "r1 o2"}, equipment={0: "red cart"})
+    play(env, "move a worker", "move to V1.1 (yellow)", "pay 1 red")
+    assert goods_of(env, 1) == "-" and goods_of(env, 0) == "o2 y1"
 
 
 def test_an_orange_barge_over_2_canals_pays_2_orange():
@@ -634,9 +635,9 @@ def test_the_green_stall_pays_a_canal_with_1_wheat_and_1_green():
     # rulebook example
     env = at(workers=GRAY, goods={0: "g1 y2"}, equipment={0: "green stall"})
     play(env, "move a worker", "move to V2.4 (green)")
-    assert phase(env) == "stall"
-    assert strings(env) == ["green stall: 1 green for 1 yellow (supply)", "green stall: no substitution"]
-    play(env, "green stall: 1 green for 1 yellow (supply)")
+    assert phase(env) == "pay"
+    assert strings(env) == ["pay 0 green", "pay 1 green"]  # 2 wheat, or the stall's green for one
+    play(env, "pay 1 green")  # then 1 wheat: automatic
     assert goods_of(env, 0) == "g1 y1"  # the green paid, the green of V2.4 gained
     env = at(workers=GRAY, goods={0: "g1 y1"}, equipment={0: "green stall"})
     play(env, "move a worker", "move to V2.4 (green)")
@@ -653,9 +654,10 @@ def test_a_green_and_a_blue_stall_pay_a_canal_with_1_green_and_1_blue():
 def test_a_stall_replacing_a_good_paid_to_another_player_gives_that_player_the_stall_colour():
     env = at(workers={0: "V1.3 V5.5", 1: "V1.2 V6.1"}, goods={0: "o1 b1"}, equipment={0: "blue stall"})
     play(env, "move a worker", "move the worker on V1.3", "move to V1.1 (yellow)")
-    assert strings(env) == ["blue stall: 1 blue for 1 orange (player_1)",
-                            "blue stall: 1 blue for 1 orange (supply)"]
-    play(env, "blue stall: 1 blue for 1 orange (player_1)")
+    # the share is 1 orange to player_1 and 1 to the supply; holding 1 orange, the blue stall must
+    # replace one of them: player_1 receives the orange or the blue
+    assert strings(env) == ["player_1 receives 0 orange", "player_1 receives 1 orange"]
+    play(env, "player_1 receives 0 orange")  # the blue then goes to player_1: automatic
     assert goods_of(env, 1) == "b1" and goods_of(env, 0) == "y1"
 
 
@@ -701,19 +703,18 @@ def test_scales_of_another_colour_do_not_help():
 # One choice per outcome
 # =====================================================================================================
 def test_the_order_of_two_equal_fields_is_not_a_choice():
-    # V5.4 -> V6.1... the path V5.1 -> V5.2 -> V5.3 -> V5.4: passes red and brown; equal fields are a
-    # class: two blue fields (V6.2, V6.3? no) -- use two passed fields of one colour across villages
+    # two passed fields of one colour across villages:
     # V3.4 -> V3.5 (brown) -> canal -> V5.3 (brown) -> V5.2: two brown fields, a red cart and 1 red.
     # Outcomes: 4 brown, or 2 brown + 1 red (the cart on either field: one choice)
     env = at(workers={0: "V3.4", 1: "V6.1"}, goods={0: "w4 r1 y2"}, equipment={0: "red cart"})
     play(env, "move a worker", "move to V5.2 (red)")  # the way starts with V3.5 (no other is payable)
     assert strings(env) == ["step across a canal to V5.1", "step across a canal to V5.3"]
     play(env, "step across a canal to V5.3")
-    # the first brown field is paid with goods (the cart on it would force the cart on the second,
-    # and there is 1 red): automatic; the second offers both
+    # the cart on V3.5 or on V5.3 is one outcome (1 red + 2 brown): two choices in all
     assert phase(env) == "pay"
-    assert strings(env) == ["pass V5.3 (brown): 2 brown", "pass V5.3 (brown): own red cart (1 red)"]
-    assert env.to_dict()["action"]["obligations"][0]["means"] == "goods"
+    assert strings(env) == ["pay 0 red", "pay 1 red"]
+    play(env, "pay 1 red")  # then 2 brown: automatic
+    assert goods_of(env, 0) == "r1 w2"  # 2 wheat for the canal, the red of V5.2 gained
 
 
 def test_scales_do_not_make_two_ways_of_paying_one_outcome():
