@@ -953,11 +953,23 @@ def set_insert(table: np.ndarray, items: np.ndarray, count: int, key: np.int64):
     return table, items, count + 1
 
 
-#: keys of :func:`amount_values`. A label: free cart balance + 64 (7 bits), barges used (6 bits),
+@jit
+def set_contains(table: np.ndarray, key: np.int64) -> bool:
+    size = table.shape[0]
+    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+    while table[h] >= 0:
+        if table[h] == key:
+            return True
+        h = (h + 1) & (size - 1)
+    return False
+
+
+#: keys of :func:`colour_outcomes`. A label: free cart balance + 64 (7 bits), barges used (6 bits),
 #: each receiver's stall balance + 8 (4 bits each, the supply first). A colour's step is a delta
 #: packed the same way (its barge uses; for yellow, the barges used before it), times ``K_TAG``,
-#: plus the value it gives the pending amount (255: none)
-K_TAG = 256
+#: plus, for the pending colour, the amounts it gives: the payer's total, then each receipt by rr,
+#: 8 bits each (0 for the other colours)
+K_TAG = np.int64(1) << np.int64(32)
 K_B = 65536
 K_BU = 64
 K_B0 = 0x8888  # every stall balance 0
@@ -1045,9 +1057,11 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
                                     if d < n:
                                         db = (1 if a == d else 0) - X[d]
                                     dbv |= np.int64(db + 8) << np.int64(4 * d)
-                                tag = 255
+                                tag = np.int64(0)
                                 if c == cfix:
-                                    tag = D if sub == 0 else R[sub] - X[sub] + (1 if a == sub else 0)
+                                    tag = np.int64(D)
+                                    for rr in range(1, n):
+                                        tag |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << np.int64(8 * rr)
                                 bu_field = bu_in if c == YELLOW else v
                                 key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
                                 table, items, count = set_insert(table, items, count, key)
@@ -1096,13 +1110,16 @@ def label_plus(lab: np.int64, dk: np.int64, n: int, yellow: bool) -> np.int64:
 
 
 @jit
-def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
-    """Which values the pending amount of a travel payment can take (``out[v] = 1``; returns how
-    many). The amounts are decided colour by colour (``PAY_I = n * colour + j``): the payer's total of
-    the colour (j = 0), then what each other seat receives of it (j = 1 .. n - 1, by seat order after
-    the payer); the supply receives the rest. A value is offered iff some way of paying the travel
-    (means for each passed field and canal, the scales, the stalls) gives the amounts decided so far
-    and that value, so every outcome is reachable by exactly one sequence of amounts.
+def colour_outcomes(state: np.ndarray, p: int):
+    """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
+    payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
+    some way of paying the travel gives together with the amounts decided so far. Returns (tuples,
+    how many).
+
+    The amounts are decided colour by colour (``PAY_I = n * colour + j``): the payer's total of the
+    colour (j = 0), then what each other seat receives of it (j = 1 .. n - 1, by seat order after the
+    payer); the supply receives the rest. A way of paying is the means of each passed field and
+    canal, the scales, the stalls.
 
     Exact: a search over the colours in order whose labels are (carted fields minus cart uses so
     far: a cart of any colour may pay any field; barges used so far; for each receiver, the stalls
@@ -1110,7 +1127,7 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
     its distinct steps (:func:`colour_deltas`). The labels reachable from the start under the
     amounts decided (the colours before the pending one) meet the labels from which the colours after
     it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
-    pending colour, whose values are the answer."""
+    pending colour, whose tuples are the answer."""
     n = state[H_NPLAYERS]
     k = state[PAY_I]
     cfix = k // n
@@ -1248,16 +1265,18 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
         back = prv
         nb = cnt
     # the pending colour's steps joining the two
-    total = 0
+    found = np.full(16, -1, dtype=np.int64)
+    tuples = np.empty(16, dtype=np.int64)
+    nt = 0
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
         dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                Rfix)
-        for i in range(nf):
-            if cfix == YELLOW and (fwd[i] // K_B) % K_BU != bu_in:
+        for j in range(nd):
+            t = dl[j] % K_TAG
+            if set_contains(found, t):
                 continue
-            for j in range(nd):
-                v = dl[j] % K_TAG
-                if out[v]:
+            for i in range(nf):
+                if cfix == YELLOW and (fwd[i] // K_B) % K_BU != bu_in:
                     continue
                 lab = label_plus(fwd[i], dl[j] // K_TAG, n, cfix == YELLOW)
                 if lab < 0:
@@ -1266,29 +1285,54 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
                     lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
                 if (lab // K_B) % K_BU > m:
                     continue
-                size = done.shape[0]
-                h = (lab * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
-                while done[h] >= 0:
-                    if done[h] == lab:
-                        out[v] = 1
-                        total += 1
-                        break
-                    h = (h + 1) & (size - 1)
+                if set_contains(done, lab):
+                    found, tuples, nt = set_insert(found, tuples, nt, t)
+                    break
+    return tuples, nt
+
+
+@jit
+def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
+    """Which values the pending amount of a travel payment can take (``out[v] = 1``; returns how
+    many): those of some outcome of its colour (:func:`colour_outcomes`). So every outcome of the
+    payment is reachable by exactly one sequence of amounts."""
+    sub = state[PAY_I] % state[H_NPLAYERS]
+    tuples, nt = colour_outcomes(state, p)
+    total = 0
+    for i in range(nt):
+        v = (tuples[i] >> np.int64(8 * sub)) & np.int64(255)
+        if out[v] == 0:
+            out[v] = 1
+            total += 1
     return total
 
 
 @jit
 def next_amount(state: np.ndarray, p: int) -> None:
-    """Skip the amounts that are 0 in every way of paying; pay once all are decided."""
+    """Take the amounts that have one value (0 in every way of paying: without a search; else the
+    one value every outcome of the colour still has); pay once all are decided."""
     n = state[H_NPLAYERS]
     tc = travel_counts(state, p, n)
     H, scal, stl, cown, bown = pay_context(state, p)
-    k = state[PAY_I]
-    while k < NUM_COLOURS * n and amount_trivial(tc, stl, cown, bown, p, n, k):
-        k += 1
-    state[PAY_I] = k
-    if k == NUM_COLOURS * n:
-        finish_payment(state, p)
+    while True:
+        k = state[PAY_I]
+        while k < NUM_COLOURS * n and amount_trivial(tc, stl, cown, bown, p, n, k):
+            k += 1
+        state[PAY_I] = k
+        if k == NUM_COLOURS * n:
+            finish_payment(state, p)
+            return
+        tuples, nt = colour_outcomes(state, p)
+        if nt == 0:
+            return  # not a payable position (check_state reports it)
+        j = k % n
+        while j < n:
+            v = (tuples[0] >> np.int64(8 * j)) & np.int64(255)
+            for i in range(1, nt):
+                if (tuples[i] >> np.int64(8 * j)) & np.int64(255) != v:
+                    return  # a choice: the agent decides
+            set_amount(state, p, v)
+            j += 1
 
 
 @jit
