@@ -22,7 +22,7 @@ PHASE_TEXT = {
     "move_target": "Move: choose the target field",
     "origin": "Place: choose the worker the travel starts from",
     "step": "travel: choose the next field",
-    "pay": "travel: pay for a passed field or a canal",
+    "pay": "travel: decide an amount of the payment",
     "produce": "Produce: choose the colour",
     "acquire": "Acquire: choose the piece",
     "split": "Acquire: choose how many goods of the row's colour",
@@ -42,6 +42,10 @@ def status(state: np.ndarray) -> str:
     what = PHASE_TEXT[L.PHASE_NAMES[int(state[H_PHASE])]]
     if int(state[H_PHASE]) == L.PH_START:
         return f"Cultivo - setup: player_{p} to {what}"
+    if int(state[H_PHASE]) == L.PH_PAY:
+        n = int(state[H_NPLAYERS])
+        c, j = divmod(int(state[L.PAY_I]), n)
+        what += f" ({L.COLOURS[c]}: " + ("the total paid" if j == 0 else f"what player_{(p + j) % n} receives") + ")"
     end = " (end triggered" + (", last round)" if state[L.FINAL_ROUND] else ")") if state[L.END_TRIGGERED] else ""
     return (f"Cultivo - round {int(state[L.ROUND]) + 1}, player_{p} ({int(state[L.ACTIONS_LEFT])} action(s) left): "
             f"{what}{end}")

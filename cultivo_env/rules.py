@@ -978,7 +978,7 @@ K_B0 = 0x8888  # every stall balance 0
 @jit
 def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
                   cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray):
-    """The distinct steps of colour c (see :func:`amount_values`): how many fields of each class are
+    """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
     carted, how often the cart and the barge of c are used, the scales, whether the stall of c
     replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
     Keeps those giving the amounts decided for c (all when c < cfix, those before the pending one
