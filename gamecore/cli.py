@@ -237,8 +237,8 @@ def cmd_tables(args: argparse.Namespace) -> str:
         if args.json_dir:
             args.json_dir.mkdir(parents=True, exist_ok=True)
             arena.write_json(summary, run, args.json_dir / f"arena_{spec.name}.json")
-    command = (f"python -m gamecore tables --games {args.games} --mcts {' '.join(map(str, args.mcts))} "
-               f"--seed {args.seed}"
+    mcts = " ".join(["--mcts", *map(str, args.mcts)])
+    command = (f"python -m gamecore tables --games {args.games} {mcts} --seed {args.seed}"
                + (f" --only {' '.join(args.only)}" if args.only else "") + (f" --readme {args.readme}"
                                                                               if args.readme else ""))
     text = f"{BEGIN}\nProduced by `{command}`.\n\n" + "\n\n".join(blocks) + f"\n{END}"
