@@ -327,6 +327,12 @@ PATH = ST.add("PATH", MAX_PATH, "travel: the path, origin first (PATH_N of them)
 OBL_N = ST.add("OBL_N", 1, "payment: obligations of the travel (passed fields and crossed canals)")
 PAY_I = ST.add("PAY_I", 1, "travel payment: the amount decided next, ``n * colour + j`` (j = 0 the payer's "
                "total of the colour, j >= 1 what the seat j places after the payer receives of it)")
+#: how many outcomes of the pending colour a travel payment keeps (more: recomputed at each decision)
+MAX_PAY_OUTCOMES = 64
+PAY_TN = ST.add("PAY_TN", 1, "travel payment: how many outcomes of the pending colour are kept in PAY_T (-1: "
+                "more than fit, recomputed when needed)")
+PAY_T = ST.add("PAY_T", MAX_PAY_OUTCOMES, "travel payment: the outcomes the pending colour can still have given "
+               "the amounts decided (the payer's total, then each receipt by rr, 8 bits each); unused slots 0")
 OBL_KIND = ST.add("OBL_KIND", MAX_OBL, "obligation kind: 0 passed field, 1 crossed canal (in path order)")
 OBL_WHERE = ST.add("OBL_WHERE", MAX_OBL, "passed field: its field; canal: the path index of the field before it")
 OBL_COLOUR = ST.add("OBL_COLOUR", MAX_OBL, "passed field: its colour; canal: 5 (yellow)")

@@ -94,6 +94,7 @@ from cultivo_env.layout import (
     MAX_AMOUNT,
     MAX_FIELDS,
     MAX_OBL,
+    MAX_PAY_OUTCOMES,
     MAX_PLACES,
     MAX_PLAYERS,
     MAX_ROUNDS,
@@ -147,6 +148,8 @@ from cultivo_env.layout import (
     PATH_N,
     PATTERN,
     PAY_I,
+    PAY_T,
+    PAY_TN,
     PH_ACQUIRE,
     PH_ACTION,
     PH_BUILD,
@@ -1162,8 +1165,9 @@ def colour_outcomes(state: np.ndarray, p: int):
         for rr in range(1, n):
             f += tc[TC_Q + MAX_PLAYERS * c + rr]
         fld_lt[c + 1] = fld_lt[c] + f
-        cart_lt[c + 1] = cart_lt[c] | (1 if cown[c] >= 0 else 0)
-        barge_lt[c + 1] = barge_lt[c] | (1 if bown[c] >= 0 else 0)
+        # cart / barge uses of the colours before c (at most their goods, +1 for scales, + stalls)
+        cart_lt[c + 1] = cart_lt[c] + (min(G, H[c] + 1 + nst) if cown[c] >= 0 else 0)
+        barge_lt[c + 1] = barge_lt[c] + (min(m, H[c] + 1 + nst) if bown[c] >= 0 else 0)
         rec_lt[MAX_PLAYERS * (c + 1)] = nst
         for d in range(1, n):
             x = rec_lt[MAX_PLAYERS * c + d] + tc[TC_Q + MAX_PLAYERS * c + d]
@@ -1257,8 +1261,7 @@ def colour_outcomes(state: np.ndarray, p: int):
                         bu = bu_in
                     else:
                         bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
-                    if not ok or bu < 0 or (bu > 0 and not barge_lt[c]) or fb > 64 + fld_lt[c] \
-                            or (fb < 64 and not cart_lt[c]) or fb < 64 - G:
+                    if not ok or bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
                         continue
                     table, prv, cnt = set_insert(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
         done = table
@@ -1297,7 +1300,7 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
     many): those of some outcome of its colour (:func:`colour_outcomes`). So every outcome of the
     payment is reachable by exactly one sequence of amounts."""
     sub = state[PAY_I] % state[H_NPLAYERS]
-    tuples, nt = colour_outcomes(state, p)
+    tuples, nt = kept_outcomes(state, p)
     total = 0
     for i in range(nt):
         v = (tuples[i] >> np.int64(8 * sub)) & np.int64(255)
@@ -1308,21 +1311,60 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
 
 
 @jit
-def next_amount(state: np.ndarray, p: int) -> None:
+def kept_outcomes(state: np.ndarray, p: int):
+    """The pending colour's outcomes: those kept in the state, or (when they did not fit) searched."""
+    nt = state[PAY_TN]
+    if nt < 0:
+        return colour_outcomes(state, p)
+    tuples = np.empty(max(nt, 1), dtype=np.int64)
+    copy_range(tuples, 0, state, PAY_T, nt)
+    return tuples, nt
+
+
+@jit
+def keep_outcomes(state: np.ndarray, tuples: np.ndarray, nt: int) -> None:
+    for i in range(MAX_PAY_OUTCOMES):
+        state[PAY_T + i] = tuples[i] if (nt <= MAX_PAY_OUTCOMES and i < nt) else 0
+    state[PAY_TN] = nt if nt <= MAX_PAY_OUTCOMES else -1
+
+
+@jit
+def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
     """Take the amounts that have one value (0 in every way of paying: without a search; else the
-    one value every outcome of the colour still has); pay once all are decided."""
+    one value every outcome of the colour still has); pay once all are decided. ``fresh``: the
+    pending colour's outcomes are to be searched (a new colour, or the payment's start); else the
+    kept ones, filtered by the amount just decided."""
     n = state[H_NPLAYERS]
     tc = travel_counts(state, p, n)
     H, scal, stl, cown, bown = pay_context(state, p)
     while True:
         k = state[PAY_I]
-        while k < NUM_COLOURS * n and amount_trivial(tc, stl, cown, bown, p, n, k):
-            k += 1
-        state[PAY_I] = k
-        if k == NUM_COLOURS * n:
-            finish_payment(state, p)
-            return
-        tuples, nt = colour_outcomes(state, p)
+        if fresh or k % n == 0:
+            while k < NUM_COLOURS * n and amount_trivial(tc, stl, cown, bown, p, n, k):
+                k += 1
+            state[PAY_I] = k
+            if k == NUM_COLOURS * n:
+                keep_outcomes(state, np.zeros(1, dtype=np.int64), 0)
+                finish_payment(state, p)
+                return
+            tuples, nt = colour_outcomes(state, p)
+        else:
+            tuples, nt = kept_outcomes(state, p)
+            if state[PAY_TN] >= 0:  # keep those agreeing with the amount just decided
+                j0 = k % n - 1
+                v0 = state[AGG + NUM_COLOURS * ((p + j0) % n if j0 > 0 else SUPPLY) + k // n]
+                if j0 == 0:
+                    v0 = 0
+                    for r in range(SUPPLY + 1):
+                        v0 += state[AGG + NUM_COLOURS * r + k // n]
+                kept = 0
+                for i in range(nt):
+                    if (tuples[i] >> np.int64(8 * j0)) & np.int64(255) == v0:
+                        tuples[kept] = tuples[i]
+                        kept += 1
+                nt = kept
+        fresh = False
+        keep_outcomes(state, tuples, nt)
         if nt == 0:
             return  # not a payable position (check_state reports it)
         j = k % n
@@ -1714,6 +1756,9 @@ def clear_action(state: np.ndarray) -> None:
         state[OBL_OCC + j] = 0
     state[OBL_N] = 0
     state[PAY_I] = 0
+    state[PAY_TN] = 0
+    for i in range(MAX_PAY_OUTCOMES):
+        state[PAY_T + i] = 0
     for i in range(AGG_LEN):
         state[AGG + i] = 0
     state[STALL_K] = 0
@@ -2126,7 +2171,7 @@ def start_payment(state: np.ndarray, p: int) -> None:
     build_obligations(state, p)
     state[PAY_I] = 0
     state[H_PHASE] = PH_PAY
-    next_amount(state, p)
+    next_amount(state, p, True)
 
 
 @jit
@@ -2298,7 +2343,7 @@ def apply_decision(state: np.ndarray, action: int) -> None:
         step_to(state, p, action - A_FIELD)
     elif ph == PH_PAY:
         set_amount(state, p, action - A_AMOUNT)
-        next_amount(state, p)
+        next_amount(state, p, False)
     elif ph == PH_PRODUCE:
         c = action - A_COLOUR
         gain(state, p, c, produce_amount(state, p, c))
@@ -2647,6 +2692,8 @@ def check_idle_context(state: np.ndarray) -> int:
         return TARGET + 1
     if state[OBL_N] != 0 or state[PAY_I] != 0:
         return OBL_N + 1
+    if state[PAY_TN] != 0 or unkept_outcomes(state):
+        return PAY_TN + 1
     for i in range(AGG_LEN):
         if state[AGG + i] != 0:
             return AGG + i + 1
@@ -2765,6 +2812,8 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
             return check_payment(state, p, n)
         if state[OBL_N] != 0 or state[PAY_I] != 0:
             return OBL_N + 1
+        if state[PAY_TN] != 0 or unkept_outcomes(state):
+            return PAY_TN + 1
         for i in range(AGG_LEN):
             if state[AGG + i] != 0:
                 return AGG + i + 1
@@ -2808,6 +2857,15 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
 
 
 @jit
+def unkept_outcomes(state: np.ndarray) -> bool:
+    """Some slot of PAY_T is set."""
+    for i in range(MAX_PAY_OUTCOMES):
+        if state[PAY_T + i] != 0:
+            return True
+    return False
+
+
+@jit
 def check_payment(state: np.ndarray, p: int, n: int) -> int:
     """A travel's payment: the obligations are those of the path, the pending amount is one that
     can be other than 0, the amounts not yet decided are 0 and those decided can be completed."""
@@ -2846,9 +2904,31 @@ def check_payment(state: np.ndarray, p: int, n: int) -> int:
         sv = state[AGG + NUM_COLOURS * SUPPLY + c]
         if (not d_decided and sv != 0) or sv < 0 or sv + tot >= MAX_AMOUNT:
             return AGG + NUM_COLOURS * SUPPLY + c + 1
-    out = np.zeros(MAX_AMOUNT, dtype=np.int8)
-    if amount_values(state, p, out) == 0:
+    tuples, nt = colour_outcomes(state, p)
+    if nt == 0:
         return AGG + 1
+    kn = state[PAY_TN]
+    if kn < -1 or kn > MAX_PAY_OUTCOMES or (kn == -1) != (nt > MAX_PAY_OUTCOMES):
+        return PAY_TN + 1
+    if kn == -1:
+        return PAY_T + 1 if unkept_outcomes(state) else 0
+    if kn != nt:
+        return PAY_TN + 1
+    for i in range(MAX_PAY_OUTCOMES):
+        x = state[PAY_T + i]
+        if i >= kn:
+            if x != 0:
+                return PAY_T + i + 1
+            continue
+        hit = False
+        for j in range(nt):
+            if tuples[j] == x:
+                hit = True
+        for j in range(i):  # no outcome twice
+            if state[PAY_T + j] == x:
+                hit = False
+        if not hit:
+            return PAY_T + i + 1
     return 0
 
 
