@@ -957,6 +957,12 @@ def set_insert(table: np.ndarray, items: np.ndarray, count: int, key: np.int64):
 
 
 @jit
+def new_set():
+    """An empty open-addressing set of int64 keys: (table, the keys in insertion order, count)."""
+    return np.full(16, -1, dtype=np.int64), np.empty(16, dtype=np.int64), 0
+
+
+@jit
 def set_contains(table: np.ndarray, key: np.int64) -> bool:
     size = table.shape[0]
     h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
@@ -1000,9 +1006,7 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
     X = np.zeros(MAX_PLAYERS, dtype=np.int64)
     XM = np.zeros(MAX_PLAYERS, dtype=np.int64)
     tq = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    table = np.full(64, -1, dtype=np.int64)
-    items = np.empty(64, dtype=np.int64)
-    count = 0
+    table, items, count = new_set()
     for te in range(ne + 1):
         while True:  # every split of the fields with other players' workers into carted / not
             carted = te
@@ -1199,9 +1203,7 @@ def colour_outcomes(state: np.ndarray, p: int):
     nf = 1
     for c in range(cfix):
         dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix)
-        table = np.full(16, -1, dtype=np.int64)
-        nxt = np.empty(16, dtype=np.int64)
-        cnt = 0
+        table, nxt, cnt = new_set()
         for i in range(nf):
             for j in range(nd):
                 lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
@@ -1223,15 +1225,11 @@ def colour_outcomes(state: np.ndarray, p: int):
         fwd = nxt
         nf = cnt
     # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
-    done = np.full(16, -1, dtype=np.int64)
-    back = np.empty(16, dtype=np.int64)
-    nb = 0
+    done, back, nb = new_set()
     for bu in range(m + 1):
         done, back, nb = set_insert(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
     for c in range(NUM_COLOURS - 1, cfix, -1):
-        table = np.full(16, -1, dtype=np.int64)
-        prv = np.empty(16, dtype=np.int64)
-        cnt = 0
+        table, prv, cnt = new_set()
         for bu_in in range(m + 1 if c == YELLOW else 1):
             dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                    Rfix)
@@ -1268,9 +1266,7 @@ def colour_outcomes(state: np.ndarray, p: int):
         back = prv
         nb = cnt
     # the pending colour's steps joining the two
-    found = np.full(16, -1, dtype=np.int64)
-    tuples = np.empty(16, dtype=np.int64)
-    nt = 0
+    found, tuples, nt = new_set()
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
         dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                Rfix)
