@@ -1,9 +1,10 @@
 """The batched kernels of every game, built by one factory over the game's kernel module.
 
 ``build(K)`` returns ``batch_reset``, ``batch_step`` and ``batch_random_rollout`` for the rules
-module ``K``. The functions close over the *module* (not over its dispatchers): numba hashes a
-closure's cell contents into the cache key, a module pickles by name, so each game's batched
-kernels are cached across processes like any other kernel (``tests/test_caching.py`` checks it).
+module ``K``; :func:`batch_pick_legal`, which serves every game, picks random legal actions. The
+functions close over the *module* (not over its dispatchers): numba hashes a closure's cell
+contents into the cache key, a module pickles by name, so each game's batched kernels are cached
+across processes like any other kernel (``tests/test_caching.py`` checks it).
 """
 
 from __future__ import annotations
@@ -26,19 +27,20 @@ def build(K: ModuleType) -> tuple:
         return _BUILT[K.__name__]
 
     @pjit
-    def batch_reset(states, params, streams, episodes, masks, obs, players, active):
-        """Start game ``episodes[i]`` of stream ``streams[i]`` in every slot with ``active[i]``."""
+    def batch_reset(states, params, streams, episodes, masks, counts, obs, players, active):
+        """Start game ``episodes[i]`` of stream ``streams[i]`` in every slot with ``active[i]``;
+        ``counts[i]`` = its number of legal actions."""
         for i in prange(states.shape[0]):
             if not active[i]:
                 continue
             K.init(states[i], params, episode_seed(streams[i], episodes[i]))
-            K.legal_mask(states[i], masks[i])
+            counts[i] = K.legal_mask(states[i], masks[i])
             players[i] = states[i, H_CURRENT]
             K.observe(states[i], players[i], obs[i])
 
     @pjit
     def batch_step(states, actions, active, params, streams, episodes, reward_mode, rewards, dones,
-                   final_states, masks, obs, players, keys):
+                   final_states, masks, counts, obs, players, keys):
         """Step the games with ``active[i]``; a finished game records its rewards and final state
         and starts the next game of its seed stream."""
         n = params[0]
@@ -58,7 +60,7 @@ def build(K: ModuleType) -> tuple:
                 K.init(states[i], params, episode_seed(streams[i], episodes[i]))
             else:
                 rewards[i] = 0.0
-            K.legal_mask(states[i], masks[i])
+            counts[i] = K.legal_mask(states[i], masks[i])
             players[i] = states[i, H_CURRENT]
             K.observe(states[i], players[i], obs[i])
 
@@ -80,4 +82,13 @@ def build(K: ModuleType) -> tuple:
     return _BUILT[K.__name__]
 
 
-__all__ = ["build", "rng_seed"]
+@pjit
+def batch_pick_legal(masks, counts, rng, out):
+    """``out[i]`` = a uniformly random legal action of row ``i`` (``counts[i]`` of them, -1 if
+    none), drawn from generator ``rng[i]``: each row its own stream, so any thread count picks the
+    same actions."""
+    for i in prange(masks.shape[0]):
+        out[i] = rng_pick_legal(masks[i], counts[i], rng, i)
+
+
+__all__ = ["batch_pick_legal", "build", "rng_seed"]

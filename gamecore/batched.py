@@ -20,13 +20,15 @@ from typing import Any
 import numba
 import numpy as np
 
-from gamecore.batch_kernels import build
+from gamecore.batch_kernels import batch_pick_legal, build
 from gamecore.games import get_game
 from gamecore.options import check_options
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
-from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_seed_array
+from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_pick_rows, rng_seed_array
 
+#: salt of the generators that pick random actions (apart from every game's own seeds)
+_PICK_SALT = -2
 #: fewest games per thread worth a thread of its own
 MIN_GAMES_PER_THREAD = 64
 
@@ -39,13 +41,16 @@ class ThreadChooser:
     waits for its slowest thread, and beside a busy process 2 threads measured up to 1.35x slower
     than 1 (``benchmarks/README.md``). On dedicated cores ask for more: an int fixes the count, and
     ``num_threads="auto"`` tries, from time to time, one thread against all of them (at most one
-    per MIN_GAMES_PER_THREAD games) on the live workload and uses whichever was faster until the
-    next trial; its timed trials themselves cost time on busy cores. The results never depend on
-    the count: every game is stepped by exactly one thread.
+    per MIN_GAMES_PER_THREAD games) on the live workload and uses whichever took less time in all
+    until the next trial. Each candidate runs a block of consecutive calls whose first call is not
+    timed (a worker that has just woken up is scheduled ahead of a busy process for a moment, so a
+    short or best-of trial flatters the thread count that is slow under sustained load); the trials
+    themselves cost time on busy cores. The results never depend on the count: every game is
+    stepped by exactly one thread.
     """
 
-    EXPLORE = 3  # timed calls per candidate in a trial
-    EXPLOIT = 400  # calls between trials
+    EXPLORE = 8  # consecutive calls per candidate in a trial (all but the first timed)
+    EXPLOIT = 800  # calls between trials
 
     def __init__(self, requested: int | str, num_envs: int) -> None:
         most = max(1, min(numba.config.NUMBA_NUM_THREADS, num_envs // MIN_GAMES_PER_THREAD))
@@ -67,8 +72,18 @@ class ThreadChooser:
             return self.candidates[0], False
         k = self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates))
         if k < self.EXPLORE * len(self.candidates):
-            return self.candidates[k % len(self.candidates)], True
+            return self.candidates[k // self.EXPLORE], k % self.EXPLORE != 0
         return self.best, False
+
+    def run_untimed(self, kernel, *args) -> None:
+        """Run ``kernel`` with the current choice, outside the trials (a side kernel such as the
+        action pick, whose times are not comparable with the step's)."""
+        before = numba.get_num_threads()
+        numba.set_num_threads(self.best)
+        try:
+            kernel(*args)
+        finally:
+            numba.set_num_threads(before)
 
     def run(self, kernel, *args) -> None:
         threads, timed = self._pick()
@@ -81,8 +96,8 @@ class ThreadChooser:
         finally:
             numba.set_num_threads(before)
         self._calls += 1
-        if timed:
-            self._trial[threads] = min(self._trial.get(threads, float("inf")), dt)
+        if timed:  # total, not best, time: under load a lucky fast call must not win the trial
+            self._trial[threads] = self._trial.get(threads, 0.0) + dt
             if len(self._trial) == len(self.candidates) and \
                     self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates)) == \
                     self.EXPLORE * len(self.candidates):
@@ -124,9 +139,10 @@ class BatchedGames:
     ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
     default count. ``num_threads``: 1 (default), a fixed count, or ``"auto"``, see :class:`ThreadChooser`.
     Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
-    call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``current_players`` (N,)
-    int64, ``rewards`` (N, num_players) float64 (non-zero only on the step that ended a game),
-    ``dones`` (N,) bool, ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
+    call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``legal_counts`` (N,) int64
+    (the number of legal actions in each mask), ``current_players`` (N,) int64, ``rewards``
+    (N, num_players) float64 (non-zero only on the step that ended a game), ``dones`` (N,) bool,
+    ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
     """
 
     def __init__(
@@ -164,6 +180,8 @@ class BatchedGames:
         self.states = np.zeros((n, slen), dtype=np.int64)
         self.final_states = np.zeros((n, slen), dtype=np.int64)
         self.masks = np.zeros((n, self.num_actions), dtype=np.int8)
+        self.legal_counts = np.zeros(n, dtype=np.int64)
+        self._pick_rng = np.zeros(n, dtype=np.int64)
         self._obs = np.zeros((n, int(np.prod(self.obs_shape))), dtype=np.int8)
         self.current_players = np.zeros(n, dtype=np.int64)
         self.rewards = np.zeros((n, self.num_players), dtype=np.float64)
@@ -218,9 +236,10 @@ class BatchedGames:
             self.streams[:] = base + np.arange(self.num_envs, dtype=np.int64)
         self.episodes[:] = 0
         self.threads.run(
-            self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self._obs,
-            self.current_players, self._all,
+            self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts,
+            self._obs, self.current_players, self._all,
         )
+        rng_seed_array(self._pick_rng, self.streams, _PICK_SALT)
         self._dones[:] = 0
         self.rewards[:] = 0.0
         self._has_reset = True
@@ -304,8 +323,8 @@ class BatchedGames:
         a = self.check_actions(actions, None if active is None else act)
         self.threads.run(
             self._k.step, self.states, a, act, self.params, self.streams, self.episodes, self._reward_code,
-            self.rewards, self._dones, self.final_states, self.masks, self._obs, self.current_players,
-            self._keys,
+            self.rewards, self._dones, self.final_states, self.masks, self.legal_counts, self._obs,
+            self.current_players, self._keys,
         )
         if active is not None:
             self._dones[act == 0] = 0
@@ -326,8 +345,20 @@ class BatchedGames:
         self.final_states[idx] = self.states[idx]
         self.episodes[idx] += 1
         self._k.reset(
-            self.states, self.params, self.streams, self.episodes, self.masks, self._obs, self.current_players, act,
+            self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts, self._obs,
+            self.current_players, act,
         )
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action for every game, as an (N,) int64 array to pass to
+        :meth:`step`: the fast way to play random moves (one jitted pass over the masks, no (N, A)
+        temporaries). Game ``i`` draws from its own generator, seeded by :meth:`reset` from its
+        stream, so a seeded batch replays the same picks whatever the thread count."""
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before random_actions()")
+        out = np.empty(self.num_envs, dtype=np.int64)
+        self.threads.run_untimed(batch_pick_legal, self.masks, self.legal_counts, self._pick_rng, out)
+        return out
 
     def random_rollout(self, games_per_env: int = 1, seed: int | None = None) -> int:
         """Play ``games_per_env`` uniformly random games in every slot inside one jitted call and
@@ -368,14 +399,21 @@ class _Kernels:
 
 
 class RandomOpponent:
-    """Picks uniformly among legal actions, from its own seeded generator (picklable)."""
+    """Picks uniformly among legal actions, from its own seeded generator (picklable; its whole
+    state is one int64, so a copy replays the same picks). A row with no legal action gets -1."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.zeros(1, dtype=np.int64)
+        rng_seed_array(self.rng, np.array([python_seed_to_int(seed)], dtype=np.int64), _PICK_SALT)
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        noise = self.rng.random(masks.shape)
-        return np.argmax(np.where(masks > 0, noise, -1.0), axis=1)
+        m = np.ascontiguousarray(masks)
+        if m.ndim != 2:
+            raise ValueError(f"masks must be 2-D (rows, actions), got shape {m.shape}")
+        m = m.view(np.int8) if m.dtype == np.bool_ else (m != 0).view(np.int8)
+        out = np.empty(m.shape[0], dtype=np.int64)
+        rng_pick_rows(m, self.rng, 0, out)
+        return out
 
 
 def random_opponent(seed: int | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -40,11 +40,17 @@ import tempfile
 import warnings
 from pathlib import Path
 
-# numba's OpenMP threading layer lets idle threads spin by default, which steals the cores from
-# every other process (and from torch in this one); passive waiting costs a few microseconds per
-# kernel launch and nothing else. Set only when the user has not chosen; OpenMP reads it when it
-# starts, at the first parallel kernel launch.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# How numba's OpenMP workers (GNU libgomp) wait for the next parallel kernel. libgomp's default
+# spins 300,000 times (~9 ms here) after every kernel, stealing a core from every other process
+# and from torch in this one; OMP_WAIT_POLICY=PASSIVE (no spinning) makes each launch wake the
+# workers, ~150 us, which held 2 threads to 1.0-1.4x one thread at 1,024 games. A bounded spin of
+# 10,000 (~0.3 ms) spans the Python between two batched calls: 2 threads reach 1.75-2.2x one on
+# two quiet cores (benchmarks/README.md), and an idle worker goes to sleep within a fraction of a
+# millisecond. Only the workers of a kernel run with more than one thread spin at all, and the
+# batched default is one thread. Set only when the user has chosen neither variable; libgomp reads
+# them when it loads, at the first parallel kernel launch.
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["GOMP_SPINCOUNT"] = "10000"
 
 import numba  # noqa: E402
 

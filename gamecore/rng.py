@@ -100,13 +100,39 @@ def rng_seed_array(rng: np.ndarray, streams: np.ndarray, salt: np.int64) -> None
 
 @jit
 def rng_pick_legal(mask: np.ndarray, count: int, rng: np.ndarray, slot: int) -> int:
-    """A uniformly random index ``a`` with ``mask[a] != 0`` (``count`` of them; -1 if none)."""
+    """A uniformly random index ``a`` with ``mask[a] != 0`` (``count`` of them; -1 if none).
+
+    Blocks of 64 entries holding at most the remaining rank are skipped by counting them (a loop
+    the compiler vectorises), so a pick over a 3,500-entry mask costs a few hundred nanoseconds
+    instead of one branch per entry. The pick is the same as a plain scan's."""
     if count <= 0:
         return -1
     k = rng_below(rng, slot, count)
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
+    n = mask.shape[0]
+    a = 0
+    while a + 64 <= n:
+        c = 0
+        for j in range(a, a + 64):
+            c += mask[j] != 0
+        if c > k:
+            break
+        k -= c
+        a += 64
+    for j in range(a, n):
+        if mask[j] != 0:
             if k == 0:
-                return a
+                return j
             k -= 1
     return -1
+
+
+@jit
+def rng_pick_rows(masks: np.ndarray, rng: np.ndarray, slot: int, out: np.ndarray) -> None:
+    """``out[i]`` = a uniformly random legal action of row ``i`` of ``masks`` (-1 for a row with
+    none), all drawn in row order from the one generator ``rng[slot]``."""
+    for i in range(masks.shape[0]):
+        row = masks[i]
+        count = 0
+        for a in range(row.shape[0]):
+            count += row[a] != 0
+        out[i] = rng_pick_legal(row, count, rng, slot)

@@ -32,7 +32,10 @@ from gamecore.protocol import GameSpec
 __all__ = ["SelfPlayVecEnv", "random_opponent"]
 
 _OWN_KEYWORDS = ("num_envs", "seed", "opponent", "learner_seat", "reward_mode", "illegal", "num_threads")
-_SNAPSHOT = ("states", "final_states", "masks", "_obs", "current_players", "rewards", "_dones", "streams", "episodes")
+_SNAPSHOT = (
+    "states", "final_states", "masks", "legal_counts", "_obs", "current_players", "rewards", "_dones", "streams",
+    "episodes", "_pick_rng",
+)
 
 
 class SelfPlayVecEnv(VecEnv):
