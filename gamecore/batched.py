@@ -403,8 +403,10 @@ class RandomOpponent:
     state is one int64, so a copy replays the same picks). A row with no legal action gets -1."""
 
     def __init__(self, seed: int | None = None) -> None:
+        # any seed numpy accepts (None: fresh entropy), folded into one int63 stream
+        stream = np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)
         self.rng = np.zeros(1, dtype=np.int64)
-        rng_seed_array(self.rng, np.array([python_seed_to_int(seed)], dtype=np.int64), _PICK_SALT)
+        rng_seed_array(self.rng, np.array([stream], dtype=np.int64), _PICK_SALT)
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         m = np.ascontiguousarray(masks)

@@ -44,7 +44,7 @@ from pathlib import Path
 # spins 300,000 times (~9 ms here) after every kernel, stealing a core from every other process
 # and from torch in this one; OMP_WAIT_POLICY=PASSIVE (no spinning) makes each launch wake the
 # workers, ~150 us, which held 2 threads to 1.0-1.4x one thread at 1,024 games. A bounded spin of
-# 10,000 (~0.3 ms) spans the Python between two batched calls: 2 threads reach 1.75-2.2x one on
+# 10,000 (~0.3 ms) spans the Python between two batched calls: 2 threads reached 1.6-2.1x one on
 # two quiet cores (benchmarks/README.md), and an idle worker goes to sleep within a fraction of a
 # millisecond. Only the workers of a kernel run with more than one thread spin at all, and the
 # batched default is one thread. Set only when the user has chosen neither variable; libgomp reads

@@ -103,8 +103,8 @@ def rng_pick_legal(mask: np.ndarray, count: int, rng: np.ndarray, slot: int) -> 
     """A uniformly random index ``a`` with ``mask[a] != 0`` (``count`` of them; -1 if none).
 
     Blocks of 64 entries holding at most the remaining rank are skipped by counting them (a loop
-    the compiler vectorises), so a pick over a 3,500-entry mask costs a few hundred nanoseconds
-    instead of one branch per entry. The pick is the same as a plain scan's."""
+    without branches), so a pick over a 3,500-entry mask costs a few hundred nanoseconds instead
+    of a mispredicted branch per entry. The pick is the same as a plain scan's."""
     if count <= 0:
         return -1
     k = rng_below(rng, slot, count)

@@ -229,6 +229,9 @@ def test_random_opponent_picks_legal_actions_and_replays_from_its_seed():
     assert a(None, np.zeros((1, 4), dtype=bool))[0] == -1
     with pytest.raises(ValueError, match="2-D"):
         a(None, masks[0])
+    assert np.all(masks[np.arange(5), RandomOpponent(2**70)(None, masks)])  # any seed numpy takes
+    with pytest.raises(ValueError):
+        RandomOpponent(-1)
 
 
 # ---- seeds -----------------------------------------------------------------------------------------------
