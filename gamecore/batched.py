@@ -33,6 +33,19 @@ _PICK_SALT = -2
 MIN_GAMES_PER_THREAD = 64
 
 
+def run_with_threads(threads: int, kernel, *args) -> float:
+    """Call ``kernel(*args)`` on ``threads`` numba threads, restoring the count after; returns
+    the seconds it took."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        t0 = time.perf_counter()
+        kernel(*args)
+        return time.perf_counter() - t0
+    finally:
+        numba.set_num_threads(before)
+
+
 class ThreadChooser:
     """How many numba threads the batched kernels use.
 
@@ -78,23 +91,11 @@ class ThreadChooser:
     def run_untimed(self, kernel, *args) -> None:
         """Run ``kernel`` with the current choice, outside the trials (a side kernel such as the
         action pick, whose times are not comparable with the step's)."""
-        before = numba.get_num_threads()
-        numba.set_num_threads(self.best)
-        try:
-            kernel(*args)
-        finally:
-            numba.set_num_threads(before)
+        run_with_threads(self.best, kernel, *args)
 
     def run(self, kernel, *args) -> None:
         threads, timed = self._pick()
-        before = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
-            t0 = time.perf_counter()
-            kernel(*args)
-            dt = time.perf_counter() - t0
-        finally:
-            numba.set_num_threads(before)
+        dt = run_with_threads(threads, kernel, *args)
         self._calls += 1
         if timed:  # total, not best, time: under load a lucky fast call must not win the trial
             self._trial[threads] = self._trial.get(threads, 0.0) + dt
@@ -379,12 +380,8 @@ class BatchedGames:
         scratch = np.zeros_like(self.states)
         masks = np.zeros_like(self.masks)
         decisions = np.zeros(self.num_envs, dtype=np.int64)
-        before = numba.get_num_threads()
-        numba.set_num_threads(self.threads.best)
-        try:
-            self._k.rollout(scratch, self.params, streams, rng, masks, int(games_per_env), decisions)
-        finally:
-            numba.set_num_threads(before)
+        self.threads.run_untimed(self._k.rollout, scratch, self.params, streams, rng, masks, int(games_per_env),
+                                 decisions)
         return int(decisions.sum())
 
     def __repr__(self) -> str:
