@@ -8,6 +8,8 @@ it never drops out of the suite silently.
 from __future__ import annotations
 
 import importlib
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,3 +74,82 @@ def opening_seat(name: str) -> int:
 @pytest.fixture(params=GAME_NAMES)
 def game_name(request) -> str:
     return request.param
+
+
+# ---- running on every core ------------------------------------------------------------------------
+# The suite runs under pytest-xdist (``-n auto`` in pyproject.toml). Before the workers start, the
+# controller compiles every game's kernels into numba's cache, one subprocess per core
+# (gamecore.warmup), so that each worker loads them instead of compiling its own copy; a cache that
+# is already warm costs a stamp check per game. The bounds-checked kernels of the fuzz tests are
+# compiled the same way, once per run and game, by the first test that needs them
+# (``boundscheck_env``).
+
+_WARM: dict[str, float] = {}
+ROOT = Path(__file__).resolve().parents[1]
+#: where the bounds-checked kernels are cached (apart from the normal cache: numba's cache does not
+#: tell bounds-checked machine code from unchecked)
+BOUNDSCHECK_CACHE = Path(os.environ.get("FUZZ_CACHE_DIR", ROOT / ".numba-boundscheck-cache"))
+
+
+def boundscheck_env(name: str, paths: tuple[str, ...] = ("aec",)) -> dict[str, str]:
+    """The environment of a subprocess that runs ``name``'s kernels bounds-checked; the first call
+    per run and game compiles them (under a lock, so a second worker waits instead of compiling
+    them again), later ones find them cached."""
+    from gamecore.warmup import warm_one
+
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(BOUNDSCHECK_CACHE))
+    warm_one(name, env, paths)
+    return env
+
+
+def interleaved(cases: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """(game, players) cases ordered so that consecutive ones are different games, the slowest to
+    compile first: two workers that start them compile different games' kernels at once."""
+    from gamecore.warmup import COMPILE_ORDER
+
+    def key(case):
+        game, n = case
+        return MODULES[game].GAME.player_counts.index(n), COMPILE_ORDER.index(game)
+
+    return sorted(cases, key=key)
+
+
+#: modules whose tests take seconds to minutes each, run first (longest first) so that the short
+#: tests fill the cores at the end instead of one long test running alone on one core
+LONG_FIRST = ("test_fuzz.py", "test_caching.py", "test_agents.py", "test_cultivo_reference.py", "test_machinery.py",
+              "test_sb3_paths.py", "test_calimala_reference.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        name = item.path.name
+        return LONG_FIRST.index(name) if name in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: the order within a module is kept
+
+
+def _distributed(config) -> bool:
+    n = getattr(config.option, "numprocesses", None)
+    return bool(n) and getattr(config.option, "dist", "no") != "no"
+
+
+def pytest_sessionstart(session):
+    config = session.config
+    if hasattr(config, "workerinput") or not _distributed(config):
+        return  # a worker, or a run in one process (kernels compile on first use)
+    import time
+
+    from gamecore.warmup import warm
+
+    t0 = time.perf_counter()
+    _WARM.update(warm())
+    _WARM["wall"] = time.perf_counter() - t0
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _WARM:
+        return
+    wall = _WARM.pop("wall")
+    compiled = {g: s for g, s in _WARM.items() if s > 0}
+    what = ", ".join(f"{g} {s:.0f} s" for g, s in compiled.items()) if compiled else "all cached"
+    terminalreporter.write_line(f"kernels compiled before the workers started in {wall:.1f} s ({what})")

@@ -1,6 +1,9 @@
 """Random-play fuzzing of a game's kernels, run by tests/test_fuzz.py under NUMBA_BOUNDSCHECK=1.
 
-    python tests/fuzz_games.py GAME GAMES_PER_PLAYER_COUNT SEED
+    python tests/fuzz_games.py GAME GAMES_PER_PLAYER_COUNT SEED [PLAYERS]
+
+(every player count the game supports, or only PLAYERS; the games of one count do not depend on
+which other counts run)
 
 Every step of every game, at every player count the game supports, checks: the state passes
 ``check_state`` and the game's invariants, the deciding seat is not done and has a legal action,
@@ -146,10 +149,12 @@ class Fuzzer:
         return steps_total
 
 
-def fuzz(name: str, games_per_count: int, seed: int) -> tuple[int, int]:
+def fuzz(name: str, games_per_count: int, seed: int, players: int | None = None) -> tuple[int, int]:
     game = importlib.import_module(GAMES[name]).GAME
+    counts = game.player_counts if players is None else (players,)
+    assert set(counts) <= set(game.player_counts), f"{name} is played by {game.player_counts} players"
     total_games = total_steps = 0
-    for n in game.player_counts:
+    for n in counts:
         total_steps += Fuzzer(name, n, seed + n).run(games_per_count, seed + 1000 * n)
         total_games += games_per_count
     return total_games, total_steps
@@ -157,5 +162,5 @@ def fuzz(name: str, games_per_count: int, seed: int) -> tuple[int, int]:
 
 if __name__ == "__main__":
     name, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    games, steps = fuzz(name, count, seed)
+    games, steps = fuzz(name, count, seed, int(sys.argv[4]) if len(sys.argv) > 4 else None)
     print(f"fuzz ok {name} games={games} steps={steps} boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')}")

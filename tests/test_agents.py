@@ -36,6 +36,7 @@ def test_agent_specs_parse_and_name_the_agent():
 
 
 # ---- both paths, every game -----------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_every_agent_plays_legal_decisions_on_the_aec_and_the_batched_path(name):
     mod = game_module(name)
@@ -191,6 +192,7 @@ def test_mcts_takes_the_tile_that_completes_a_district():
 
 
 # ---- hidden information -----------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_search_agents_never_read_what_their_seat_cannot_see(name):
     """Two states that differ only in what the deciding seat cannot see (one is the other redealt by

@@ -73,10 +73,13 @@ def test_every_module_with_kernels_is_a_kernel_source():
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
-def test_a_second_process_loads_every_batched_kernel_from_the_cache(name, tmp_path):
-    first = run_probe(name, tmp_path / "cache")
-    second = run_probe(name, tmp_path / "cache")
-    assert first["stats"]["misses"] >= 1
+def test_a_second_process_loads_every_batched_kernel_from_the_cache(name):
+    """On the cache the suite itself uses (its kernels are compiled there once, before the workers
+    start): the first probe may compile what is missing, the second loads everything. That a cold
+    cache starts with misses and then serves hits is shown on a private cache by the next test."""
+    shared = os.environ.get("NUMBA_CACHE_DIR")
+    first = run_probe(name, Path(shared) if shared else None)
+    second = run_probe(name, Path(shared) if shared else None)
     assert second["stats"] == {"hits": 1, "misses": 0}
     assert second["state0"] == first["state0"]
 

@@ -275,6 +275,9 @@ def record(n: int) -> Record:
 
 
 COUNTS = (3, 4, 5)
+#: the counts, each in an xdist group of its own: the tests of one count share its recorded games
+#: (``record`` is cached per process), so they run in one worker
+RECORDED = [pytest.param(n, marks=pytest.mark.xdist_group(f"calimala-record-{n}")) for n in COUNTS]
 
 
 def test_the_two_sides_use_the_same_names():
@@ -286,7 +289,7 @@ def test_the_two_sides_use_the_same_names():
     assert tuple(L.COUNCIL_PTS) == ref.COUNCIL_POINTS and tuple(L.FINAL_PTS) == ref.FINAL_POINTS
 
 
-@pytest.mark.parametrize("n", COUNTS)
+@pytest.mark.parametrize("n", RECORDED)
 def test_every_council_scoring_in_random_games_matches_the_reference(n):
     """Right after a tile is scored (the seat just taken included), the VP the engine gave equal
     the reference's council scoring of that tile; the award kernel agrees on every category."""
@@ -301,7 +304,7 @@ def test_every_council_scoring_in_random_games_matches_the_reference(n):
     print(n, "players:", len(rec.scorings), "council scorings;", cov)
 
 
-@pytest.mark.parametrize("n", COUNTS)
+@pytest.mark.parametrize("n", RECORDED)
 def test_finished_random_games_match_the_reference(n):
     """At the end: the last step's VP (tiles left unscored, scored without seats, then the final
     cards 5/3/1); the final VP as the sum of the reference's scorings over the game; the winners
@@ -374,7 +377,7 @@ def check_placement(st: np.ndarray, counts: dict) -> None:
     counts["anywhere"] += not achievable  # no street allows a disc, so every street does
 
 
-@pytest.mark.parametrize("n", COUNTS)
+@pytest.mark.parametrize("n", RECORDED)
 def test_placement_in_random_games_matches_the_reference(n):
     """Where a seat must place a disc (hand of at most MAX_HAND cards): the streets the engine's
     mask allows are the reference's placement spaces, with the disc kinds the seat has, and the
@@ -473,6 +476,7 @@ def test_placement_on_built_positions_matches_the_reference():
     print(counts)
 
 
+@pytest.mark.slow
 def test_placement_with_large_hands_matches_the_reference():
     """The same with LARGE_HANDS cards in hand, where the engine's search visits the most states
     (the rules page: the search is exact, whatever the hand)."""

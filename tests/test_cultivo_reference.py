@@ -494,10 +494,6 @@ def built_positions():
     return res
 
 
-def all_results() -> list[Results]:
-    return [random_games(n)[0] for n in (2, 3, 4)] + [built_positions()]
-
-
 # =====================================================================================================
 # Tests: action outcomes
 # =====================================================================================================
@@ -507,7 +503,14 @@ def assert_sound(res: Results) -> None:
     assert not res.replay_failures, res.replay_failures[:5]
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
+def per_count(group: str) -> list:
+    """2, 3, 4 players, each in an xdist group of its own: the tests of one count share its
+    random games (``random_games`` is cached per process), so they run in one worker."""
+    return [pytest.param(n, marks=pytest.mark.xdist_group(f"{group}-{n}")) for n in (2, 3, 4)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", per_count("cultivo-random-games"))
 def test_action_outcomes_match_the_reference_in_random_games(n):
     res, _ = random_games(n)
     assert_sound(res)
@@ -517,6 +520,7 @@ def test_action_outcomes_match_the_reference_in_random_games(n):
     assert sum(res.skipped.values()) <= MAX_SKIPPED_SHARE * (res.total() + sum(res.skipped.values())), res.skipped
 
 
+@pytest.mark.xdist_group("cultivo-built-positions")
 def test_action_outcomes_match_the_reference_in_built_positions():
     res = built_positions()
     assert_sound(res)
@@ -529,12 +533,22 @@ def test_action_outcomes_match_the_reference_in_built_positions():
         assert res.features[feature] >= 3, (feature, res.features)
 
 
-def test_one_choice_per_outcome():
+def assert_one_choice_per_outcome(res: Results) -> None:
+    assert not res.duplicates, [(L.ACTION_KINDS[k], o, paths) for k, _, paths, o in res.duplicates[:3]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", per_count("cultivo-random-games"))
+def test_one_choice_per_outcome_in_random_games(n):
     """Every action offers each outcome once: travel payments (decided as their outcome), purchases
     (split, stalls, refill), builds, production (docs/rules/cultivo.md, "Decisions, and one choice per
     outcome")."""
-    for res in all_results():
-        assert not res.duplicates, [(L.ACTION_KINDS[k], o, paths) for k, _, paths, o in res.duplicates[:3]]
+    assert_one_choice_per_outcome(random_games(n)[0])
+
+
+@pytest.mark.xdist_group("cultivo-built-positions")
+def test_one_choice_per_outcome_in_built_positions():
+    assert_one_choice_per_outcome(built_positions())
 
 
 def outcome_sets(state: np.ndarray, kind: int) -> tuple[set, set]:
@@ -612,7 +626,8 @@ def check_scoring(state: np.ndarray, rewards: dict | None = None) -> None:
         assert [q for q in range(n) if rewards[f"player_{q}"] == best] == ref.winners(pos)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.slow
+@pytest.mark.parametrize("n", per_count("cultivo-random-games"))
 def test_final_scores_and_winners_match_the_reference_in_finished_games(n):
     _, finished = random_games(n)
     assert len(finished) == GAMES[n]

@@ -124,6 +124,7 @@ def test_a_batch_too_large_for_memory_is_refused_up_front_naming_the_bytes(game_
 
 
 # ---- batched: random_rollout -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_random_rollout_seeds_through_the_shared_seeding_and_keeps_the_batch_usable(game_name):
     b = BatchedGames(game_name, 4, seed=0)
     b.reset()

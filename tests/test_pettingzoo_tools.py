@@ -25,6 +25,7 @@ def make(name: str):
     return game_module(name).env()
 
 
+@pytest.mark.slow
 def test_performance_benchmark_and_save_obs_run(game_name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # test_save_obs saves image observations into the working directory
     with contextlib.redirect_stdout(io.StringIO()) as out:

@@ -55,6 +55,7 @@ def test_action_masker_and_dummy_vec_env_train_maskable_ppo(game_name):
     MaskablePPO("MlpPolicy", plain, **SMALL).learn(32)
 
 
+@pytest.mark.slow
 def test_maskable_ppo_trains_in_subproc_vec_env(game_name):
     # worker processes start without this process's imports: the "module:id" form registers there
     env_id = f"{game_module(game_name).__name__}:{gym_id(game_name)}"
@@ -69,6 +70,7 @@ def test_maskable_ppo_trains_in_subproc_vec_env(game_name):
         venv.close()
 
 
+@pytest.mark.slow
 def test_plain_ppo_and_dqn_learn_with_illegal_lose(game_name):
     """Unmasked algorithms sample masked-out actions: under illegal="lose" those end the game."""
     venv = make_vec_env(gym_id(game_name), n_envs=2, seed=0)
