@@ -3,7 +3,9 @@
 People take any seats (``--human 0 2``, or ``--human all`` for a table of people); the other
 seats are played by the ``--vs`` agent(s). At a person's turn the board is drawn (in colour unless
 ``--no-color`` or ``NO_COLOR`` is set) from that seat's view, with the legal decisions numbered in
-game notation. Type:
+game notation. Every other line (the agents' decisions, the board at the end) shows what that
+person may know: another seat's secret decision is printed as its public part ("player_1 plays:
+keep a scoring card"); with several people at one screen, only what is public. Type:
 
 =================  ===================================================================
 ``7``              play decision 7 of the list
@@ -30,7 +32,7 @@ import numpy as np
 
 from gamecore.agents import Agent, make_agent
 from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC
 from gamecore.replay import GameRecord, make_env, replay_env
 from gamecore.rewards import rank_rewards
 
@@ -70,6 +72,10 @@ class TerminalGame:
         self.out = out or sys.stdout
         self.colour = (not os.environ.get("NO_COLOR")) if colour is None else colour
         self.save_path = save
+        people = [s for s, who in enumerate(seats) if who == "human"]
+        # whose view every line shows outside a person's own turn: the one person's seat, else
+        # (people sharing the screen, or nobody) only what is public
+        self.viewer = people[0] if len(people) == 1 else VIEW_PUBLIC
         self.record = GameRecord(self.spec.name, self.spec.params_to_options(self.env.params), self.seed, [],
                                  {str(s): w for s, w in enumerate(seats)})
         self.marks: list[int] = []  # decisions made before each of the people's decisions reached
@@ -124,9 +130,10 @@ class TerminalGame:
 
     def play(self, action: int, who: str) -> None:
         name = self.env.action_to_string(action)
+        shown = self.spec.public_action_string(self.env.state_array, action, self.viewer)
         self.record.actions.append(name)
         self.env.step(action)
-        self.say(f"{who} plays: {name}")
+        self.say(f"{who} plays: {shown}")
 
     def agent_turn(self, seat: int) -> None:
         agent = self.agents[seat]
@@ -236,7 +243,7 @@ class TerminalGame:
         st = self.env.state_array
         n = int(self.env.num_players)
         self.say()
-        self.board(VIEW_ALL)
+        self.board(self.viewer if self.spec.hidden_information else VIEW_PUBLIC)
         scores = np.zeros(n)
         keys = np.zeros(n)
         rr = np.zeros(n)
