@@ -33,7 +33,7 @@ import numpy as np
 from gamecore.agents import Agent, make_agent
 from gamecore.games import get_game
 from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC
-from gamecore.replay import GameRecord, make_env, replay_env
+from gamecore.replay import GameRecord, make_env, replay_env, short_repr
 from gamecore.rewards import rank_rewards
 
 HELP = (__doc__ or "").split("Type:", 1)[-1].strip("\n")
@@ -43,6 +43,14 @@ LIST_ALL = 40  # longer move lists are grouped by their first word
 def natural_key(text: str) -> list:
     """Sort key reading digit runs as numbers: ``a2`` before ``a10``."""
     return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text)]
+
+
+def _agent(spec: str, game: Any, seed: int, who: str) -> Agent:
+    """``make_agent``, its errors naming the seat (a bad spec is a ValueError however it fails)."""
+    try:
+        return make_agent(spec, game, seed=seed)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{who} ({short_repr(spec)}): {exc}") from None
 
 
 class QuitGameError(Exception):
@@ -65,9 +73,9 @@ class TerminalGame:
         self.agents: dict[int, Agent] = {}
         for s, who in enumerate(seats):
             if who != "human":
-                self.agents[s] = make_agent(who, self.spec, seed=self.seed * 31 + s)
+                self.agents[s] = _agent(who, self.spec, self.seed * 31 + s, f"the agent of seat {s}")
         hint = hint or next((w for w in seats if w != "human"), "mcts:400")
-        self.hinter = make_agent(hint, self.spec, seed=self.seed + 977)
+        self.hinter = _agent(hint, self.spec, self.seed + 977, "the hint agent")
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
         self.colour = (not os.environ.get("NO_COLOR")) if colour is None else colour
@@ -115,7 +123,7 @@ class TerminalGame:
                     self.agent_turn(seat)
                 else:
                     self.human_turn(seat)
-        except (QuitGameError, EOFError):
+        except (QuitGameError, EOFError, KeyboardInterrupt):
             self.say("stopped.")
             self.autosave()
             return self.record
@@ -194,7 +202,11 @@ class TerminalGame:
             self.say(f"back to decision {self.marks[-1] + 1}")
             return True
         if low == "save" and arg:
-            self.record.save(arg)
+            try:
+                self.record.save(arg)
+            except OSError as exc:
+                self.say(f"cannot save: {exc}")
+                return False
             self.say(f"saved {arg}")
             return False
         if low == "load" and arg:

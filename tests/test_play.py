@@ -178,3 +178,41 @@ def test_calimala_scoring_cards_kept_by_other_seats_are_secret():
     assert out.count("plays: keep a scoring card") == 3 and "plays: keep scoring card" not in out
     final_board = out.split("\ngame over:\n")[0].rsplit(" plays: ", 1)[1]
     assert "face-up scoring card" in final_board and "    hand: " not in final_board
+
+
+def test_pictures_and_records_refuse_bad_arguments_before_drawing(tmp_path):
+    from gamecore.replay import MAX_GIF_MS, write_gif, write_strip
+
+    frames = [np.zeros((40, 60, 3), dtype=np.uint8)] * 3
+    for kw, match in [({"columns": 0}, "columns"), ({"columns": 1.5}, "columns"), ({"scale": 0}, "scale"),
+                      ({"scale": float("nan")}, "scale"), ({"scale": float("inf")}, "scale"),
+                      ({"scale": 1e6}, "pixels")]:
+        with pytest.raises(ValueError, match=match):
+            write_strip(frames, tmp_path / "s.png", **kw)
+    for ms in (0, -5, MAX_GIF_MS + 1, 2.5, True):
+        with pytest.raises(ValueError, match="ms_per_frame"):
+            write_gif(frames, tmp_path / "g.gif", ms_per_frame=ms)
+    assert not list(tmp_path.iterdir())
+    write_strip(frames, tmp_path / "s.png", columns=2, scale=1.0)
+    assert Image.open(tmp_path / "s.png").size == (120, 80)
+    for bad, match in [([], "JSON object"), ({"game": "calcada", "options": {}, "seed": True, "actions": []}, "seed"),
+                       ({"game": "calcada", "options": {}, "seed": 0, "actions": "abc"}, "actions"),
+                       ({"format": "v0", "game": "calcada", "options": {}, "seed": 0, "actions": []}, "format")]:
+        with pytest.raises(ValueError, match=match):
+            GameRecord.from_dict(bad)
+    rec = GameRecord.from_dict({"game": "Calçada", "options": {}, "seed": 3, "actions": []})
+    assert rec.game == "calcada" and rec.options["num_players"] == 2  # the defaults filled in
+
+
+def test_a_session_survives_a_bad_save_and_an_interrupt(tmp_path):
+    t, out = session("callisto", ["human", "random"], [f"save {tmp_path}", "q"], colour=False)
+    assert "cannot save:" in out and "stopped." in out
+
+    class Interrupted(io.StringIO):
+        def readline(self, *a):
+            raise KeyboardInterrupt
+
+    save = tmp_path / "g.json"
+    out = io.StringIO()
+    TerminalGame("callisto", ["human", "random"], inp=Interrupted(), out=out, colour=False, save=str(save)).run()
+    assert "stopped." in out.getvalue() and GameRecord.load(save).actions == []
