@@ -101,6 +101,9 @@ class CalimalaGame(GameSpec):
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         return notation.action_to_string(state, action)
 
+    def public_action_string(self, state: np.ndarray, action: int, viewer: int = VIEW_PUBLIC) -> str:
+        return notation.public_action_string(state, action, viewer)
+
     def player_name(self, seat: int) -> str:
         return f"player_{seat}"
 

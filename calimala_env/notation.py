@@ -3,7 +3,8 @@
 Cells are named by column letter and row number (``a1`` top left, ``b2`` the centre, ``c3``
 bottom right); a street by its two cells (``b2-b3``). Actions::
 
-    "keep scoring card Lisbon"                 setup: keep a dealt scoring card
+    "keep scoring card Lisbon"                 setup: keep a dealt scoring card ("keep a scoring
+                                               card" for the other seats: public_action_string)
     "take start card Wood"                     setup: take a start card
     "place white on street b2-b3"              place a disc (coloured / white)
     "take action Artwork"                      carry out a pending street action
@@ -24,7 +25,7 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import rules
-from gamecore.protocol import H_CURRENT, H_PHASE
+from gamecore.protocol import H_CURRENT, H_PHASE, VIEW_ALL
 
 ORDINALS = ("top", "2nd from top", "3rd from top")
 
@@ -96,6 +97,15 @@ def action_to_string(state: np.ndarray, action: int) -> str:
         return f"contribute {L.RESOURCE_NAMES[r]} to {L.BUILDING_NAMES[b]}"
     s, d = divmod(a - L.A_PROMOTE, 3)
     return f"move own disc from street {street_name(s)} ({ORDINALS[d]}) to the council"
+
+
+def public_action_string(state: np.ndarray, action: int, viewer: int) -> str:
+    """:func:`action_to_string` as ``viewer`` may know it: which dealt scoring card another seat
+    keeps is secret (only the mover and VIEW_ALL see it); every other decision is public."""
+    a = int(action)
+    if L.A_KEEP <= a < L.A_START and viewer != VIEW_ALL and viewer != int(state[H_CURRENT]):
+        return "keep a scoring card"
+    return action_to_string(state, a)
 
 
 def string_to_action(text: str, state: np.ndarray) -> int:

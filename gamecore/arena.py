@@ -77,18 +77,31 @@ class ArenaRun:
     think_decisions: list[int] = field(default_factory=list)
 
 
+def deals_side_by_side(seatings: int, games: int, parallel: int) -> tuple[int, int]:
+    """(deals, deals played side by side) for at least ``games`` games of ``seatings`` seatings
+    each, about ``parallel`` games at once."""
+    for name, v in (("seatings", seatings), ("games", games), ("parallel", parallel)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    deals = max(1, math.ceil(games / seatings))
+    return deals, max(1, min(deals, parallel // seatings or 1))
+
+
 def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | None = None, games: int = 100,
          seed: int = 0, parallel: int = 64, **options: Any) -> ArenaRun:
     """Play the seat-rotated schedule (at least ``games`` games) and return every game's result."""
     spec = get_game(game)
     check_seed(seed)
     agents = [make_agent(a, spec, seed=seed * 1009 + j + 1) for j, a in enumerate(agents)]
+    names = [a.spec for a in agents]
+    if len(set(names)) < len(names):
+        raise ValueError(f"the arena's agents need distinct names (their table rows), got {names}")
     params = spec.make_params(num_players, **options)
     n = int(params[0])
     schedule = seat_schedule(len(agents), n)
     t = len(schedule)
-    deals = max(1, math.ceil(games / t))
-    side = max(1, min(deals, parallel // t or 1))  # deals played side by side
+    deals, side = deals_side_by_side(t, games, parallel)
+    check_seed(seed, side * t)  # the games of a batch take streams seed, seed + 1, ...
     batch = BatchedGames(spec, side * t, seed=seed, **{"num_players": n, **options})
     slots = np.arange(side * t)
     streams = seed + slots // t  # the t seatings of a deal share its stream
@@ -269,5 +282,5 @@ def write_json(summary: dict[str, Any], run: ArenaRun, path: str | Path) -> None
     Path(path).write_text(json.dumps(out, indent=1) + "\n")
 
 
-__all__ = ["seat_schedule", "play", "summarize", "ratings", "head_to_head", "format_table", "wilson", "mean_ci",
-           "write_json", "ArenaRun", "GameResult"]
+__all__ = ["seat_schedule", "deals_side_by_side", "play", "summarize", "ratings", "head_to_head", "format_table",
+           "wilson", "mean_ci", "write_json", "ArenaRun", "GameResult"]

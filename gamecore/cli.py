@@ -14,22 +14,50 @@ Agent specs are those of :func:`gamecore.agents.make_agent`; every game in
 from __future__ import annotations
 
 import argparse
+import math
 import re
-import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gamecore.games import GAMES, get_game
+from gamecore.protocol import GameSpec
+from gamecore.replay import MAX_GIF_MS, short_repr
+from gamecore.rng import check_seed
+
+if TYPE_CHECKING:
+    from gamecore.agents import Agent
+    from gamecore.replay import GameRecord
 
 
-def _options(pairs: list[str] | None) -> dict[str, Any]:
-    """``["board_side=B", "match=true"]`` -> game options (ints and booleans converted)."""
+MAX_GAMES = 10**9  # --games: far past any run, short of overflowing the schedule's arrays
+
+
+class UsageError(ValueError):
+    """A bad command-line argument: :func:`main` prints it as argparse does (the usage, one
+    ``error:`` line) and exits with status 2."""
+
+
+def _fail(flag: str, message: str) -> NoReturn:
+    raise UsageError(f"{flag}: {message}")
+
+
+def _options(pairs: list[str] | None, spec: GameSpec) -> dict[str, Any]:
+    """``["board_side=B", "match=true"]`` -> game options (ints and booleans converted): the
+    game's own options only (the seat count is ``--players``), each named once."""
     out: dict[str, Any] = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
-        if not eq:
-            raise SystemExit(f"--option takes key=value, got {pair!r}")
+        key = key.strip()
+        if not eq or not key:
+            _fail("--option", f"takes key=value, got {short_repr(pair)}")
+        if key == "num_players":
+            _fail("--option", "the number of seats is --players, not an option")
+        if key not in spec.option_defaults:
+            known = ", ".join(spec.option_defaults) or "none"
+            _fail("--option", f"{spec.name} has no option {short_repr(key)}; its options: {known}")
+        if key in out:
+            _fail("--option", f"{key} given twice")
         v: Any = value
         if value.lower() in ("true", "false"):
             v = value.lower() == "true"
@@ -37,6 +65,73 @@ def _options(pairs: list[str] | None) -> dict[str, Any]:
             v = int(value)
         out[key] = v
     return out
+
+
+def _players(spec: GameSpec, players: int | None, options: dict[str, Any]) -> int:
+    """The seat count, with the options checked by the game (``--players`` or ``--option`` named)."""
+    if players is not None and players not in spec.player_counts:
+        _fail("--players", f"{spec.name} is played by {spec.min_players}..{spec.max_players} players, got {players}")
+    try:
+        params = spec.make_params(players, **options)
+    except (TypeError, ValueError) as exc:
+        _fail("--option", str(exc))
+    return int(params[0])
+
+
+def _seed(seed: int, flag: str = "--seed", span: int = 1) -> int:
+    try:
+        return check_seed(seed, span)
+    except (TypeError, ValueError) as exc:
+        _fail(flag, str(exc))
+
+
+def _count(value: int, flag: str, low: int, high: int | None = None) -> int:
+    if high is not None and not low <= value <= high:
+        _fail(flag, f"must be {low}..{high:,}, got {value}")
+    if value < low:
+        _fail(flag, f"must be at least {low}, got {value}")
+    return value
+
+
+def _output(path: Path, flag: str) -> Path:
+    """A file to write: not a directory, in a directory that exists."""
+    if path.is_dir():
+        _fail(flag, f"{path} is a directory; name a file")
+    if not path.parent.is_dir():
+        _fail(flag, f"no directory {path.parent} to write {path.name} in")
+    return path
+
+
+def _input(path: Path, flag: str) -> Path:
+    if path.is_dir():
+        _fail(flag, f"{path} is a directory; name a file")
+    if not path.is_file():
+        _fail(flag, f"no file {path}")
+    return path
+
+
+def _agents(specs: list[str], spec: GameSpec, seeds: list[int], flag: str) -> list[Agent]:
+    """The agents of the specs (bad specs, and agents their constructors refuse, name ``flag``)."""
+    from gamecore.agents import make_agent
+
+    out = []
+    for text, seed in zip(specs, seeds, strict=True):
+        try:
+            out.append(make_agent(text, spec, seed=seed))
+        except (TypeError, ValueError, OSError, MemoryError) as exc:
+            message = _one_line(exc)
+            _fail(flag, message if text in message else f"{short_repr(text)}: {message}")
+    return out
+
+
+def _record(path: Path, flag: str) -> GameRecord:
+    from gamecore.replay import GameRecord
+
+    _input(path, flag)
+    try:
+        return GameRecord.load(path)
+    except ValueError as exc:
+        _fail(flag, str(exc))
 
 
 def _threads(k: int) -> None:
@@ -109,15 +204,33 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--readme", type=Path, default=None, help="rewrite this file's arena section")
     t.add_argument("--json-dir", type=Path, default=None, help="write each game's arena JSON here")
+    for command, parser in sub.choices.items():
+        parser.set_defaults(run=COMMANDS[command], parser=parser)
     return p
 
 
 def cmd_arena(args: argparse.Namespace) -> dict[str, Any]:
     from gamecore import arena
 
+    spec = get_game(args.game)
+    seed = _seed(args.seed)
+    _count(args.games, "--games", 1, MAX_GAMES)
+    _count(args.parallel, "--parallel", 1)
+    _count(args.threads, "--threads", 0)
+    options = _options(args.option, spec)
+    n = _players(spec, args.players, options)
+    if args.json:
+        _output(args.json, "--json")
+    agents = _agents(args.agents, spec, [seed * 1009 + j + 1 for j in range(len(args.agents))], "--agents")
+    names = [a.spec for a in agents]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        _fail("--agents", f"{', '.join(twice)} given twice (each agent is a row of the table)")
+    seatings = len(arena.seat_schedule(len(agents), n))
+    _, side = arena.deals_side_by_side(seatings, args.games, args.parallel)
+    _seed(seed, span=side * seatings)  # the games of a batch take streams seed, seed + 1, ...
     _threads(args.threads)
-    run = arena.play(args.game, args.agents, args.players, games=args.games, seed=args.seed, parallel=args.parallel,
-                     **_options(args.option))
+    run = arena.play(spec.name, agents, n, games=args.games, seed=seed, parallel=args.parallel, **options)
     summary = arena.summarize(run)
     print(arena.format_table(summary))
     print(f"\n{summary['games']} games in {summary['seconds']:.0f} s")
@@ -134,57 +247,84 @@ def _viewer(text: str, n: int) -> int:
         return VIEW_PUBLIC
     if text == "all":
         return VIEW_ALL
-    if text.isdigit() and int(text) < n:
+    if re.fullmatch(r"[0-9]+", text) and int(text) < n:
         return int(text)
-    raise SystemExit(f"--viewer must be public, all or a seat 0..{n - 1}")
+    _fail("--viewer", f"must be public, all or a seat 0..{n - 1}, got {short_repr(text)}")
 
 
 def cmd_play(args: argparse.Namespace) -> Any:
     from gamecore.play import TerminalGame
-    from gamecore.replay import GameRecord
+    from gamecore.replay import replay_env
 
     spec = get_game(args.game)
-    options = _options(args.option)
-    record = GameRecord.load(args.load) if args.load else None
-    n = args.players or (int(record.options["num_players"]) if record else spec.default_players)
+    seed = _seed(args.seed)
+    options = _options(args.option, spec)
+    record = None
+    if args.load:
+        record = _record(args.load, "--load")
+        if record.game != spec.name:
+            _fail("--load", f"{args.load} is a game of {record.game}, not {spec.name}")
+        try:
+            replay_env(record)
+        except ValueError as exc:
+            _fail("--load", f"{args.load}: {exc}")
+        theirs = int(record.options["num_players"])
+        if args.players is not None and args.players != theirs:
+            _fail("--players", f"{args.players}, but {args.load} is a game of {theirs} players")
+        for key, value in options.items():
+            if record.options.get(key) != value:
+                _fail("--option", f"{key}={value!r}, but {args.load} has {key}={record.options.get(key)!r}")
+        options = {k: v for k, v in record.options.items() if k != "num_players"}
+        seed = record.seed
+        n = _players(spec, theirs, options)
+    else:
+        n = _players(spec, args.players, options)
     if args.human == ["all"]:
         humans = set(range(n))
     else:
-        try:
-            humans = {int(h) for h in args.human}
-        except ValueError:
-            raise SystemExit("--human takes seat numbers or 'all'") from None
-    if not humans <= set(range(n)):
-        raise SystemExit(f"--human seats must be 0..{n - 1}")
+        if not all(re.fullmatch(r"[0-9]+", h) for h in args.human):
+            _fail("--human", f"takes seat numbers 0..{n - 1} or 'all', got {' '.join(args.human)}")
+        humans = {int(h) for h in args.human}
+        if not humans <= set(range(n)):
+            _fail("--human", f"seats are 0..{n - 1}, got {' '.join(args.human)}")
     others = [s for s in range(n) if s not in humans]
     if len(args.vs) not in (1, len(others)):
-        raise SystemExit(f"--vs takes one spec or one per opponent seat ({len(others)})")
+        _fail("--vs", f"takes one spec or one per opponent seat ({len(others)}), got {len(args.vs)}")
+    if args.save:
+        _output(args.save, "--save")
     seats = []
     for s in range(n):
         seats.append("human" if s in humans else (args.vs[0] if len(args.vs) == 1 else args.vs[others.index(s)]))
     _threads(1)
-    session = TerminalGame(spec.name, seats, seed=record.seed if record else args.seed, options=options,
-                           hint=args.hint, colour=False if args.no_color else None,
-                           save=str(args.save) if args.save else None)
+    session = TerminalGame(spec.name, seats, seed=seed, options=options, hint=args.hint,
+                           colour=False if args.no_color else None, save=str(args.save) if args.save else None)
     if record is not None:
         session.command(f"load {args.load}", 0, [])
     return session.run()
 
 
 def cmd_record(args: argparse.Namespace) -> Any:
-    from gamecore.agents import aec_action, make_agent
+    from gamecore.agents import aec_action
     from gamecore.replay import GameRecord, make_env
 
     spec = get_game(args.game)
-    n = args.players or (len(args.agents) if len(args.agents) > 1 else spec.default_players)
+    seed = _seed(args.seed)
+    options = _options(args.option, spec)
+    players = args.players
+    if players is None and len(args.agents) > 1:  # one spec per seat
+        players = len(args.agents)
+        if players not in spec.player_counts:
+            _fail("--agents", f"{players} specs, but {spec.name} is played by {spec.min_players}..{spec.max_players}")
+    n = _players(spec, players, options)
     if len(args.agents) not in (1, n):
-        raise SystemExit(f"--agents takes one spec or one per seat ({n})")
+        _fail("--agents", f"takes one spec or one per seat ({n}), got {len(args.agents)}")
+    _output(args.out, "--out")
     specs = args.agents * n if len(args.agents) == 1 else args.agents
-    agents = [make_agent(s, spec, seed=args.seed * 31 + k) for k, s in enumerate(specs)]
+    agents = _agents(specs, spec, [seed * 31 + k for k in range(n)], "--agents")
     _threads(1)
-    env = make_env(spec.name, num_players=n, **_options(args.option))
-    env.reset(seed=args.seed)
-    rec = GameRecord(spec.name, spec.params_to_options(env.params), args.seed, [],
+    env = make_env(spec.name, num_players=n, **options)
+    env.reset(seed=seed)
+    rec = GameRecord(spec.name, spec.params_to_options(env.params), seed, [],
                      {str(k): a.spec for k, a in enumerate(agents)})
     t0 = time.perf_counter()
     while not env.game_over:
@@ -197,17 +337,30 @@ def cmd_record(args: argparse.Namespace) -> Any:
 
 
 def cmd_replay(args: argparse.Namespace) -> Path:
-    from gamecore.replay import GameRecord, frames, write_gif, write_strip
+    from gamecore.replay import frames, write_gif, write_strip
 
-    rec = GameRecord.load(args.record)
+    kind = args.out.suffix.lower()
+    if kind not in (".gif", ".png"):
+        _fail("--out", f"must end in .gif (an animation) or .png (a strip), got {args.out}")
+    _output(args.out, "--out")
+    _count(args.every, "--every", 1)
+    _count(args.ms, "--ms", 1, MAX_GIF_MS)
+    _count(args.columns, "--columns", 1)
+    if not math.isfinite(args.scale) or args.scale <= 0:
+        _fail("--scale", f"must be a number > 0, got {args.scale}")
+    rec = _record(args.record, "record")
     viewer = _viewer(args.viewer, int(rec.options["num_players"]))
-    images = frames(rec, viewer=viewer, every=args.every, turns=args.turns)
-    if args.out.suffix.lower() == ".gif":
-        write_gif(images, args.out, ms_per_frame=args.ms)
-    elif args.out.suffix.lower() == ".png":
-        write_strip(images, args.out, columns=args.columns, scale=args.scale)
-    else:
-        raise SystemExit("--out must end in .gif or .png")
+    try:
+        images = frames(rec, viewer=viewer, every=args.every, turns=args.turns)
+    except ValueError as exc:
+        _fail("record", f"{args.record}: {exc}")
+    try:
+        if kind == ".gif":
+            write_gif(images, args.out, ms_per_frame=args.ms)
+        else:
+            write_strip(images, args.out, columns=args.columns, scale=args.scale)
+    except ValueError as exc:
+        _fail("--scale" if kind == ".png" else "--ms", str(exc))
     print(f"{len(images)} frames -> {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
     return args.out
 
@@ -219,6 +372,24 @@ END = "<!-- arena tables: end -->"
 def cmd_tables(args: argparse.Namespace) -> str:
     from gamecore import arena
 
+    _count(args.games, "--games", 1, MAX_GAMES)
+    for budget in args.mcts:
+        _count(budget, "--mcts", 1)
+    for flag, values in (("--mcts", args.mcts), ("--only", args.only or [])):
+        twice = sorted({str(v) for v in values if values.count(v) > 1})
+        if twice:
+            _fail(flag, f"{', '.join(twice)} given twice")
+    _seed(args.seed)
+    _count(args.threads, "--threads", 0)
+    if args.readme:
+        _input(args.readme, "--readme")
+    if args.json_dir:
+        if args.json_dir.exists() and not args.json_dir.is_dir():
+            _fail("--json-dir", f"{args.json_dir} is a file; name a directory")
+        try:
+            args.json_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _fail("--json-dir", _one_line(exc))
     _threads(args.threads)
     blocks = []
     for name in args.only or sorted(GAMES):
@@ -235,7 +406,6 @@ def cmd_tables(args: argparse.Namespace) -> str:
         print(table + f"\n({summary['seconds']:.0f} s)\n", flush=True)
         blocks.append(table)
         if args.json_dir:
-            args.json_dir.mkdir(parents=True, exist_ok=True)
             arena.write_json(summary, run, args.json_dir / f"arena_{spec.name}.json")
     mcts = " ".join(["--mcts", *map(str, args.mcts)])
     command = (f"python -m gamecore tables --games {args.games} {mcts} --seed {args.seed}"
@@ -277,14 +447,20 @@ def _merge_tables(old: str, blocks: list[str], command: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> Any:
+    """Run a command line; a bad argument ends it as argparse does: the usage, one ``error:``
+    line on stderr, exit status 2 (no traceback)."""
     args = _parser().parse_args(argv)
-    command = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay,
-               "tables": cmd_tables}[args.command]
     try:
-        return command(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+        return args.run(args)
+    except (ValueError, OSError, MemoryError) as exc:
+        args.parser.error(_one_line(exc))
 
 
-__all__ = ["main"]
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+COMMANDS = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay, "tables": cmd_tables}
+
+__all__ = ["main", "UsageError"]

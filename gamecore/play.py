@@ -3,7 +3,9 @@
 People take any seats (``--human 0 2``, or ``--human all`` for a table of people); the other
 seats are played by the ``--vs`` agent(s). At a person's turn the board is drawn (in colour unless
 ``--no-color`` or ``NO_COLOR`` is set) from that seat's view, with the legal decisions numbered in
-game notation. Type:
+game notation. Every other line (the agents' decisions, the board at the end) shows what that
+person may know: another seat's secret decision is printed as its public part ("player_1 plays:
+keep a scoring card"); with several people at one screen, only what is public. Type:
 
 =================  ===================================================================
 ``7``              play decision 7 of the list
@@ -30,8 +32,8 @@ import numpy as np
 
 from gamecore.agents import Agent, make_agent
 from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
-from gamecore.replay import GameRecord, make_env, replay_env
+from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC
+from gamecore.replay import GameRecord, make_env, replay_env, short_repr
 from gamecore.rewards import rank_rewards
 
 HELP = (__doc__ or "").split("Type:", 1)[-1].strip("\n")
@@ -41,6 +43,14 @@ LIST_ALL = 40  # longer move lists are grouped by their first word
 def natural_key(text: str) -> list:
     """Sort key reading digit runs as numbers: ``a2`` before ``a10``."""
     return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text)]
+
+
+def _agent(spec: str, game: Any, seed: int, who: str) -> Agent:
+    """``make_agent``, its errors naming the seat (a bad spec is a ValueError however it fails)."""
+    try:
+        return make_agent(spec, game, seed=seed)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{who} ({short_repr(spec)}): {exc}") from None
 
 
 class QuitGameError(Exception):
@@ -63,13 +73,17 @@ class TerminalGame:
         self.agents: dict[int, Agent] = {}
         for s, who in enumerate(seats):
             if who != "human":
-                self.agents[s] = make_agent(who, self.spec, seed=self.seed * 31 + s)
+                self.agents[s] = _agent(who, self.spec, self.seed * 31 + s, f"the agent of seat {s}")
         hint = hint or next((w for w in seats if w != "human"), "mcts:400")
-        self.hinter = make_agent(hint, self.spec, seed=self.seed + 977)
+        self.hinter = _agent(hint, self.spec, self.seed + 977, "the hint agent")
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
         self.colour = (not os.environ.get("NO_COLOR")) if colour is None else colour
         self.save_path = save
+        people = [s for s, who in enumerate(seats) if who == "human"]
+        # whose view every line shows outside a person's own turn: the one person's seat, else
+        # (people sharing the screen, or nobody) only what is public
+        self.viewer = people[0] if len(people) == 1 else VIEW_PUBLIC
         self.record = GameRecord(self.spec.name, self.spec.params_to_options(self.env.params), self.seed, [],
                                  {str(s): w for s, w in enumerate(seats)})
         self.marks: list[int] = []  # decisions made before each of the people's decisions reached
@@ -109,7 +123,7 @@ class TerminalGame:
                     self.agent_turn(seat)
                 else:
                     self.human_turn(seat)
-        except (QuitGameError, EOFError):
+        except (QuitGameError, EOFError, KeyboardInterrupt):
             self.say("stopped.")
             self.autosave()
             return self.record
@@ -124,9 +138,10 @@ class TerminalGame:
 
     def play(self, action: int, who: str) -> None:
         name = self.env.action_to_string(action)
+        shown = self.spec.public_action_string(self.env.state_array, action, self.viewer)
         self.record.actions.append(name)
         self.env.step(action)
-        self.say(f"{who} plays: {name}")
+        self.say(f"{who} plays: {shown}")
 
     def agent_turn(self, seat: int) -> None:
         agent = self.agents[seat]
@@ -187,7 +202,11 @@ class TerminalGame:
             self.say(f"back to decision {self.marks[-1] + 1}")
             return True
         if low == "save" and arg:
-            self.record.save(arg)
+            try:
+                self.record.save(arg)
+            except OSError as exc:
+                self.say(f"cannot save: {exc}")
+                return False
             self.say(f"saved {arg}")
             return False
         if low == "load" and arg:
@@ -236,7 +255,7 @@ class TerminalGame:
         st = self.env.state_array
         n = int(self.env.num_players)
         self.say()
-        self.board(VIEW_ALL)
+        self.board(self.viewer if self.spec.hidden_information else VIEW_PUBLIC)
         scores = np.zeros(n)
         keys = np.zeros(n)
         rr = np.zeros(n)

@@ -216,6 +216,13 @@ class GameSpec:
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         raise NotImplementedError
 
+    def public_action_string(self, state: np.ndarray, action: int, viewer: int = VIEW_PUBLIC) -> str:
+        """The decision ``action`` of the seat to move in ``state`` as ``viewer`` may know it once
+        it is taken: :meth:`action_to_string` unless the decision is secret (a card kept face down),
+        where a game names only what ``viewer`` learns (``"keep a scoring card"``). The mover and
+        VIEW_ALL always get the whole string. Games without secret decisions keep this default."""
+        return self.action_to_string(state, action)
+
     def to_dict(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> dict[str, Any]:
         """JSON-serialisable view of the state for ``viewer`` (a seat, VIEW_PUBLIC or VIEW_ALL)."""
         raise NotImplementedError

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,11 @@ from PIL import Image
 
 from gamecore.games import GAMES, game_key, get_game
 from gamecore.protocol import H_OWNER, H_TERMINAL, VIEW_PUBLIC
+from gamecore.rng import check_seed
 
 FORMAT = "tabletop-rl-envs game record v1"
+MAX_GIF_MS = 655350  # a GIF frame lasts at most 65535 hundredths of a second
+MAX_SHEET_PIXELS = 2**27  # a PNG strip of at most ~134 million pixels (~400 MB while drawn)
 
 
 @dataclass
@@ -44,20 +48,61 @@ class GameRecord:
         Path(path).write_text(self.to_json(), encoding="utf-8")
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
+    def from_dict(cls, d: Any) -> GameRecord:
+        """A record from its JSON object, checked: a known game, options that game accepts (the
+        defaults filled in), a valid seed, the decisions as strings. Raises ValueError."""
+        if not isinstance(d, dict):
+            raise ValueError(f"not a game record: a JSON object is expected, got {type(d).__name__}")
         missing = [k for k in ("game", "options", "seed", "actions") if k not in d]
         if missing:
             raise ValueError(f"not a game record: missing {', '.join(missing)}")
-        return cls(str(d["game"]), dict(d["options"]), int(d["seed"]), [str(a) for a in d["actions"]],
-                   {str(k): str(v) for k, v in d.get("seats", {}).items()})
+        if "format" in d and d["format"] != FORMAT:
+            raise ValueError(f"not a game record: format {short_repr(d['format'])}, expected {FORMAT!r}")
+        if not isinstance(d["game"], str):
+            raise ValueError(f"not a game record: game is a name, got {short_repr(d['game'])}")
+        spec = get_game(d["game"])
+        options = d["options"]
+        if not isinstance(options, dict):
+            raise ValueError(f"not a game record: options is an object, got {type(options).__name__}")
+        try:
+            options = spec.params_to_options(spec.make_params(**options))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not a game record: options: {exc}") from None
+        if isinstance(d["seed"], bool) or not isinstance(d["seed"], int):
+            raise ValueError(f"not a game record: seed is an int, got {short_repr(d['seed'])}")
+        try:
+            seed = check_seed(d["seed"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not a game record: {exc}") from None
+        actions = d["actions"]
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            raise ValueError("not a game record: actions is a list of decisions in game notation (strings)")
+        seats = d.get("seats", {})
+        if not isinstance(seats, dict):
+            raise ValueError(f"not a game record: seats is an object, got {type(seats).__name__}")
+        return cls(spec.name, options, seed, list(actions), {str(k): str(v) for k, v in seats.items()})
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
+        """Read and check a record (:meth:`from_dict`); ValueError for anything but a record,
+        OSError when the file cannot be read."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not JSON ({exc})") from None
-        return cls.from_dict(data)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+            raise ValueError(f"{path}: not JSON ({_cut(str(exc), 120)})") from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short_repr(value: Any) -> str:
+    """``repr`` of a value, cut short (error messages never echo huge values whole)."""
+    return _cut(repr(value), 60)
 
 
 def make_env(game: str, **options: Any):
@@ -67,30 +112,35 @@ def make_env(game: str, **options: Any):
 
 
 def replay_env(record: GameRecord, upto: int | None = None):
-    """A raw env with the record's first ``upto`` decisions (all by default) applied."""
+    """A raw env with the record's first ``upto`` decisions (all by default) applied; ValueError
+    naming the first decision that is not legal where it stands."""
     env = make_env(record.game, **record.options)
     env.reset(seed=record.seed)
     actions = record.actions if upto is None else record.actions[:upto]
     for k, text in enumerate(actions):
-        if env.state_array[H_TERMINAL]:
-            raise ValueError(f"decision {k + 1} ({text!r}) comes after the end of the game")
-        try:
-            a = env.string_to_action(text)
-        except ValueError as exc:
-            raise ValueError(f"decision {k + 1}: {exc}") from None
-        if a not in env.legal_actions():
-            raise ValueError(f"decision {k + 1} ({text!r}) is not legal there")
-        env.step(a)
+        _replay_step(env, k, text)
     return env
 
 
+def _replay_step(env: Any, k: int, text: str) -> None:
+    if env.state_array[H_TERMINAL]:
+        raise ValueError(f"decision {k + 1} ({short_repr(text)}) comes after the end of the game")
+    try:
+        a = env.string_to_action(text)
+    except ValueError:
+        raise ValueError(f"decision {k + 1} ({short_repr(text)}) is not a decision of this game here") from None
+    if a not in env.legal_actions():
+        raise ValueError(f"decision {k + 1} ({short_repr(text)}) is not legal there")
+    env.step(a)
+
+
 def states(record: GameRecord) -> list[np.ndarray]:
-    """The state before the first decision and after every decision."""
+    """The state before the first decision and after every decision (checked as in :func:`replay_env`)."""
     env = make_env(record.game, **record.options)
     env.reset(seed=record.seed)
     out = [env.get_state()]
-    for text in record.actions:
-        env.step(env.string_to_action(text))
+    for k, text in enumerate(record.actions):
+        _replay_step(env, k, text)
         out.append(env.get_state())
     return out
 
@@ -111,9 +161,13 @@ def frames(record: GameRecord, viewer: int = VIEW_PUBLIC, every: int = 1, turns:
 
 
 def write_gif(images: list[np.ndarray], path: str | Path, ms_per_frame: int = 600, last_ms: int = 2500) -> None:
-    """An animated GIF (adaptive palette; the last frame held longer)."""
+    """An animated GIF (adaptive palette; the last frame held longer). Frame times are whole
+    milliseconds 1..655350 (GIF keeps them in hundredths of a second, 16 bits)."""
     if not images:
         raise ValueError("no frames")
+    for name, ms in (("ms_per_frame", ms_per_frame), ("last_ms", last_ms)):
+        if isinstance(ms, bool) or not isinstance(ms, (int, np.integer)) or not 1 <= ms <= MAX_GIF_MS:
+            raise ValueError(f"{name} must be an int 1..{MAX_GIF_MS} (milliseconds), got {short_repr(ms)}")
     # one palette for every frame (taken from the last, fullest one), no dithering: unchanged
     # pixels stay identical from frame to frame, so the GIF stores little more than the changes
     palette = Image.fromarray(images[-1]).quantize(colors=96, method=Image.Quantize.MEDIANCUT)
@@ -123,17 +177,28 @@ def write_gif(images: list[np.ndarray], path: str | Path, ms_per_frame: int = 60
 
 
 def write_strip(images: list[np.ndarray], path: str | Path, columns: int = 4, scale: float = 0.5) -> None:
-    """A PNG contact sheet of the frames, ``columns`` per row, each scaled by ``scale``."""
+    """A PNG contact sheet of the frames, ``columns`` per row, each scaled by ``scale`` (the
+    sheet at most MAX_SHEET_PIXELS pixels)."""
     if not images:
         raise ValueError("no frames")
+    if isinstance(columns, bool) or not isinstance(columns, (int, np.integer)) or columns < 1:
+        raise ValueError(f"columns must be a positive int, got {short_repr(columns)}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be a finite number > 0, got {short_repr(scale)}")
+    h, w = images[0].shape[:2]
+    tw, th = max(1, int(w * min(scale, MAX_SHEET_PIXELS))), max(1, int(h * min(scale, MAX_SHEET_PIXELS)))
+    rows = (len(images) + columns - 1) // columns
+    sheet_w, sheet_h = tw * min(columns, len(images)), th * rows
+    if sheet_w * sheet_h > MAX_SHEET_PIXELS:
+        raise ValueError(f"the strip would be {sheet_w:,} x {sheet_h:,} pixels, more than {MAX_SHEET_PIXELS:,}: "
+                         f"a smaller scale ({scale:g}) or fewer frames")
     pics = [Image.fromarray(im) for im in images]
-    w, h = pics[0].size
-    tw, th = max(1, int(w * scale)), max(1, int(h * scale))
-    rows = (len(pics) + columns - 1) // columns
-    sheet = Image.new("RGB", (tw * min(columns, len(pics)), th * rows), (255, 255, 255))
+    sheet = Image.new("RGB", (sheet_w, sheet_h), (255, 255, 255))
     for k, pic in enumerate(pics):
         sheet.paste(pic.resize((tw, th), Image.Resampling.LANCZOS), ((k % columns) * tw, (k // columns) * th))
     sheet.save(path)
 
 
-__all__ = ["GameRecord", "make_env", "replay_env", "states", "frames", "write_gif", "write_strip", "FORMAT"]
+__all__ = ["GameRecord", "make_env", "replay_env", "states", "frames", "write_gif", "write_strip", "FORMAT",
+           "MAX_GIF_MS", "MAX_SHEET_PIXELS", "short_repr"]

@@ -103,3 +103,14 @@ def test_tables_for_some_games_keep_the_other_games_tables(tmp_path):
     assert "| calcada table |\n\n(`python -m gamecore tables --games 200`)" in text
     assert "old callisto table" not in text and text.index("calcada, 2") < text.index("callisto, 2 players")
     assert text.count("(`python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto") == 1
+
+
+def test_the_arena_refuses_agents_that_share_a_name_and_bad_sizes():
+    with pytest.raises(ValueError, match="distinct names"):
+        arena.play("calcada", ["random", "random"], 2, games=2)
+    assert arena.deals_side_by_side(2, 7, 4) == (4, 2)
+    for bad in [(0, 2, 4), (2, 0, 4), (2, 2, 0), (2, 2.5, 4)]:
+        with pytest.raises(ValueError):
+            arena.deals_side_by_side(*bad)
+    with pytest.raises(ValueError, match="seed"):  # a batch of 2 games takes streams seed and seed + 1
+        arena.play("calcada", ["random", "greedy"], 2, games=2, seed=2**63 - 1)

@@ -6,11 +6,15 @@ import io
 import json
 import re
 
+import numpy as np
+import pytest
 from PIL import Image
 
 from gamecore.cli import main
+from gamecore.games import get_game
 from gamecore.play import TerminalGame
-from gamecore.replay import GameRecord, replay_env
+from gamecore.protocol import H_CURRENT, VIEW_ALL, VIEW_PUBLIC
+from gamecore.replay import GameRecord, make_env, replay_env
 
 
 def session(game: str, seats: list[str], lines: list[str], **kw) -> tuple[TerminalGame, str]:
@@ -93,3 +97,122 @@ def test_record_and_replay_to_a_gif_and_a_strip(tmp_path, capsys):
         assert exc.code == 2
     else:
         raise AssertionError("a record with an illegal decision replayed")
+
+
+def _obs(K, state: np.ndarray, seat: int, size: int) -> np.ndarray:
+    out = np.empty(size, dtype=np.int8)
+    K.observe(state, seat, out)
+    return out
+
+
+@pytest.mark.parametrize("game,players", [("callisto", 2), ("calcada", 2), ("calimala", 3), ("cultivo", 3)])
+def test_play_prints_only_what_the_person_may_know(game, players):
+    """Scripted person at seat 0 against random agents, a whole seeded game: every printed move of
+    another seat reads the same as each decision that seat 0 could not tell apart from it (same
+    observation for seat 0 afterwards, a different one for the mover: a secret choice), and no
+    board line shows what only another view shows (hands, kept cards, stack order)."""
+    spec = get_game(game)
+    t, out = session(game, ["human"] + ["random"] * (players - 1), ["1"] * 3000, seed=5, colour=False)
+    assert "game over:" in out
+    lines = out.splitlines()
+    moves = [line.rsplit(" plays: ", 1) for line in lines if " plays: " in line]
+    assert len(moves) == len(t.record.actions)
+    K = spec.kernels
+    size = spec.obs_shape(spec.make_params(**t.record.options))[0]
+    hides = spec.hides_information(players)
+    env = make_env(game, **t.record.options)
+    env.reset(seed=t.record.seed)
+    mine: set[str] = set()
+    others: set[str] = set()
+    secret_moves = 0
+    for full, (who, shown) in zip(t.record.actions, moves, strict=True):
+        s = env.state_array.copy()
+        seat = int(s[H_CURRENT])
+        a = env.string_to_action(full)
+        if seat == 0:
+            assert who.endswith("player_0") and shown == full
+            mine.update(spec.render_terminal(s, 0, colour=False).splitlines())
+            others.update(spec.render_terminal(s, VIEW_ALL, colour=False).splitlines())
+        else:
+            assert who.endswith(f"player_{seat} (random)")
+        if seat != 0 and hides:
+            taken = s.copy()
+            K.apply(taken, a)
+            twins = {full}
+            for b in env.legal_actions():
+                other = s.copy()
+                K.apply(other, int(b))
+                if (np.array_equal(_obs(K, other, 0, size), _obs(K, taken, 0, size))
+                        and not np.array_equal(_obs(K, other, seat, size), _obs(K, taken, seat, size))):
+                    twins.add(spec.action_to_string(s, int(b)))
+            if len(twins) > 1:  # a secret choice: the line names none of the candidates
+                secret_moves += 1
+                assert shown not in twins, (shown, twins)
+        env.step(a)
+    final = env.state_array
+    mine.update(spec.render_terminal(final, 0, colour=False).splitlines())
+    others.update(spec.render_terminal(final, VIEW_ALL, colour=False).splitlines())
+    leaked = [line for line in lines if line in others - mine]
+    assert not leaked
+    if game == "calimala":  # the two agents' scoring cards were secret choices
+        assert secret_moves == 2 and out.count("(random) plays: keep a scoring card") == 2
+
+
+def test_calimala_scoring_cards_kept_by_other_seats_are_secret():
+    spec = get_game("calimala")
+    env = make_env("calimala", num_players=3)
+    env.reset(seed=2)
+    s = env.state_array
+    mover = int(s[H_CURRENT])
+    keep = env.legal_actions()[0]
+    full = spec.action_to_string(s, keep)
+    assert full.startswith("keep scoring card ")
+    assert spec.public_action_string(s, keep, mover) == full
+    assert spec.public_action_string(s, keep, VIEW_ALL) == full
+    for viewer in (VIEW_PUBLIC, *(p for p in range(3) if p != mover)):
+        assert spec.public_action_string(s, keep, viewer) == "keep a scoring card"
+    place = [a for a in range(spec.num_actions(env.params)) if spec.action_to_string(s, a).startswith("place ")][0]
+    assert spec.public_action_string(s, place, VIEW_PUBLIC) == spec.action_to_string(s, place)
+    # people sharing a screen see only what is public, their own choices too; the end shows no hands
+    t, out = session("calimala", ["human", "human", "random"], ["1"] * 3000, seed=3, colour=False)
+    assert out.count("plays: keep a scoring card") == 3 and "plays: keep scoring card" not in out
+    final_board = out.split("\ngame over:\n")[0].rsplit(" plays: ", 1)[1]
+    assert "face-up scoring card" in final_board and "    hand: " not in final_board
+
+
+def test_pictures_and_records_refuse_bad_arguments_before_drawing(tmp_path):
+    from gamecore.replay import MAX_GIF_MS, write_gif, write_strip
+
+    frames = [np.zeros((40, 60, 3), dtype=np.uint8)] * 3
+    for kw, match in [({"columns": 0}, "columns"), ({"columns": 1.5}, "columns"), ({"scale": 0}, "scale"),
+                      ({"scale": float("nan")}, "scale"), ({"scale": float("inf")}, "scale"),
+                      ({"scale": 1e6}, "pixels")]:
+        with pytest.raises(ValueError, match=match):
+            write_strip(frames, tmp_path / "s.png", **kw)
+    for ms in (0, -5, MAX_GIF_MS + 1, 2.5, True):
+        with pytest.raises(ValueError, match="ms_per_frame"):
+            write_gif(frames, tmp_path / "g.gif", ms_per_frame=ms)
+    assert not list(tmp_path.iterdir())
+    write_strip(frames, tmp_path / "s.png", columns=2, scale=1.0)
+    assert Image.open(tmp_path / "s.png").size == (120, 80)
+    for bad, match in [([], "JSON object"), ({"game": "calcada", "options": {}, "seed": True, "actions": []}, "seed"),
+                       ({"game": "calcada", "options": {}, "seed": 0, "actions": "abc"}, "actions"),
+                       ({"format": "v0", "game": "calcada", "options": {}, "seed": 0, "actions": []}, "format")]:
+        with pytest.raises(ValueError, match=match):
+            GameRecord.from_dict(bad)
+    rec = GameRecord.from_dict({"game": "Calçada", "options": {}, "seed": 3, "actions": []})
+    assert rec.game == "calcada" and rec.options["num_players"] == 2  # the defaults filled in
+
+
+def test_a_session_survives_a_bad_save_and_an_interrupt(tmp_path):
+    t, out = session("callisto", ["human", "random"], [f"save {tmp_path}", "q"], colour=False)
+    assert "cannot save:" in out and "stopped." in out
+
+    class Interrupted(io.StringIO):
+        def readline(self, *a):
+            raise KeyboardInterrupt
+
+    save = tmp_path / "g.json"
+    out = io.StringIO()
+    TerminalGame("callisto", ["human", "random"], inp=Interrupted(), out=out, colour=False, save=str(save)).run()
+    assert "stopped." in out.getvalue() and GameRecord.load(save).actions == []
