@@ -4,13 +4,13 @@
 
 At every player count the game supports, seeded random play collects states from every phase (and
 finished games). Every slot of each collected state is then set, one at a time, to a few values:
--1, 2**62, one more than the largest value the slot takes in the states seen, and a random value
-between its smallest and largest. Each corrupted state must be either refused by
-``check_state`` (or, as ``set_state`` does, for a running game whose decider has no legal
-action) or safe: every seat's observation in its space, ``to_dict`` (every viewer) and
-``render_ansi`` working (there and at the end), ``resample`` keeping it sound, and random legal play
-from it reaching the end with ``check_state`` holding, every seat's observation in its space and a
-legal action for the decider after every step.
+-1, 2**62, ``MAX_COUNTER`` (2**40, the largest decision count), one more than the largest value the
+slot takes in the states seen, and a random value between its smallest and largest. Each corrupted
+state must be either refused by ``check_state`` (or, as ``set_state`` does, for a running game
+whose decider has no legal action) or safe: every seat's observation in its space, ``to_dict``
+(every viewer) and ``render_ansi`` working (there and at the end), ``resample`` keeping it sound,
+and random legal play from it reaching the end with ``check_state`` holding, every seat's
+observation in its space and a legal action for the decider after every step.
 
 A kernel that indexes out of bounds raises IndexError here (bounds checking) instead of crashing.
 Prints ``sweep ok GAME states=S corrupted=C accepted=A`` or the first failures and exits 1.
@@ -28,7 +28,15 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from gamecore.games import GAMES  # noqa: E402
-from gamecore.protocol import H_CURRENT, H_DONE, H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC  # noqa: E402
+from gamecore.protocol import (  # noqa: E402
+    H_CURRENT,
+    H_DONE,
+    H_PHASE,
+    H_TERMINAL,
+    MAX_COUNTER,
+    VIEW_ALL,
+    VIEW_PUBLIC,
+)
 from gamecore.rng import episode_seed  # noqa: E402
 
 COLLECT_GAMES = 4  # random games per player count the states are drawn from
@@ -105,7 +113,7 @@ class Sweep:
 
     def values(self, slot: int, orig: int) -> list[int]:
         lo, hi = int(self.lo[slot]), int(self.hi[slot])
-        vals = [-1, 2**62, hi + 1, int(self.rng.integers(lo, hi + 1))]
+        vals = [-1, 2**62, MAX_COUNTER, hi + 1, int(self.rng.integers(lo, hi + 1))]
         out = []
         for v in vals:
             if v != orig and v not in out:
