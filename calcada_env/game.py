@@ -246,6 +246,7 @@ def state_from_ascii(
         state[L.POINTS + p] = (points or {}).get(p, 0)
     state[H_CURRENT] = current
     state[H_OWNER] = current
+    state[L.TURNS] = (current - start_player) % n  # as in the first round: the turns since the start seat
     state[L.END_TRIGGERED] = int(end_triggered)
     state[L.ROUND_PLACED] = int(placed_this_round)
     if declared is not None:

@@ -91,9 +91,9 @@ from calcada_env.layout import (
     TILES_PER_COLOUR,
     TURNS,
 )
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
+from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8
+from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -547,7 +547,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
 @jit
 def apply(state: np.ndarray, action: int) -> None:
     seat = state[H_CURRENT]
-    state[H_DECISIONS] += 1
+    count_decision(state)
     if action < A_DECLARE:
         i = action - A_BONUS_MOVE
         state[BONUS + seat] -= 1
@@ -664,7 +664,7 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         return H_OWNER + 1
     if state[SIDE] != params[P_SIDE]:
         return SIDE + 1
-    if state[START] < 0 or state[START] >= n:
+    if state[START] != params[P_START]:
         return START + 1
     if state[PHASE] < 0 or state[PHASE] > 1:
         return PHASE + 1
@@ -678,7 +678,15 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         return END_TRIGGERED + 1
     if state[ROUND_PLACED] < 0 or state[ROUND_PLACED] > 1:
         return ROUND_PLACED + 1
-    if state[TURNS] < 0 or state[TURNS] > MAX_COUNTER:
+    if state[TURNS] < 0:
+        return TURNS + 1
+    # turns go round from the start seat, and a game ends after a round in which nobody placed a
+    # tile: the rounds completed (plus the current one, once somebody placed in it) are at most
+    # the tiles placed (one more for the round that ended the game), so the counter stays bounded
+    if state[H_TERMINAL] == 0:
+        if state[H_CURRENT] != (state[START] + state[TURNS]) % n:
+            return TURNS + 1
+    elif state[TURNS] % n != 0:
         return TURNS + 1
     rows = NUM_ROWS[n]
     for c in range(NUM_COLOURS):
@@ -726,6 +734,12 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         for k in range(NUM_KINDS):
             if seen[c, k] != KIND_COPIES[k]:
                 return STACK_N + c + 1
+    placed = 0
+    for i in range(n * NUM_SQUARES):
+        if state[BOARD + i] != 0:
+            placed += 1
+    if state[TURNS] // n + (state[ROUND_PLACED] if state[H_TERMINAL] == 0 else -1) > placed:
+        return TURNS + 1
     if state[H_TERMINAL] == 0 and state[PHASE] == PHASE_PLACE:
         # the placement step needs a tile of the declared colour
         colour = state[DECL_COL]

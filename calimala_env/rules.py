@@ -210,9 +210,9 @@ from calimala_env.layout import (
     WORKSHOP_CAP,
     WORKSHOPS,
 )
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
+from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8
+from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -1661,7 +1661,7 @@ def apply(state: np.ndarray, action: int) -> None:
     """Apply the decision, then every step that leaves no choice (a decision with exactly one
     legal option, e.g. ending an activation with nothing left to do, or the only build possible),
     up to the next real decision. Placements and scoring-card choices are always asked."""
-    state[H_DECISIONS] += 1
+    count_decision(state)
     mask = np.empty(NUM_ACTIONS, dtype=np.int8)
     a = action
     for _ in range(10_000):
@@ -1824,8 +1824,9 @@ def _duty_met(state: np.ndarray, p: int) -> bool:
 @jit
 def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     """Redeal what ``player`` cannot see, uniformly among the deals that agree with its view: the
-    other seats' scoring cards with the card put back unseen; the deck with the other seats' hand
-    cards that are not publicly known (each hand keeps its size and its known cards). If the
+    other seats' scoring cards with the card put back unseen (not the kept ones once the game is
+    over: they are public then); the deck with the other seats' hand cards that are not publicly
+    known (each hand keeps its size and its known cards). If the
     placing player (another seat) still owes an action, its placement says its hand makes one
     possible, so only such deals are taken (rejection sampling; after 200 misses the first such
     hand in a fixed order). The redeal depends only on what ``player`` sees and on the seed. Then
@@ -1833,13 +1834,15 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
     rng_seed(state, H_RNG, seed)
     n = state[H_NPLAYERS]
     # scoring cards
+    # (the kept ones are public once the game is over: they stay)
+    over = state[H_TERMINAL] != 0
     pool = np.empty(NUM_SCORING_CARDS, dtype=np.int64)
     m = 0
     for p in range(n):
         if p == player:
             continue
         for j in range(MAX_DEALT):
-            if state[DEALT + MAX_DEALT * p + j] > 0:
+            if state[DEALT + MAX_DEALT * p + j] > 0 and not (over and j == state[KEPT + p] - 1):
                 pool[m] = state[DEALT + MAX_DEALT * p + j]
                 m += 1
     if state[OUT_CARD] > 0:
@@ -1852,7 +1855,7 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
         if p == player:
             continue
         for j in range(MAX_DEALT):
-            if state[DEALT + MAX_DEALT * p + j] > 0:
+            if state[DEALT + MAX_DEALT * p + j] > 0 and not (over and j == state[KEPT + p] - 1):
                 state[DEALT + MAX_DEALT * p + j] = pool[m]
                 m += 1
     if state[OUT_CARD] > 0:
@@ -2229,7 +2232,17 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         chosen_by_now = not (state[H_TERMINAL] == 0 and ph == PH_KEEP) or (p - state[START] + n) % n < si
         if (state[KEPT + p] > 0) != chosen_by_now:
             return _bad(KEPT + p)
-    if state[TURNS] < 0 or state[TURNS] > 1_000_000:
+    # a turn is one placement (the turn in progress has made its own): the counters stay bounded
+    # ahead, since a seat places each disc it holds, and a white one again only when it comes
+    # back with a scored council seat
+    placed = 0
+    for p in range(n):
+        placed += state[PLACED + p]
+        if state[PLACED + p] + state[COLOURED + p] + state[WHITE + p] > \
+                DISC_COLOURED[n] + DISC_WHITE[n] + state[NEXT_SEAT]:
+            return _bad(PLACED + p)
+    in_turn = state[H_TERMINAL] == 0 and ph >= PH_ACTIVATE and ph <= PH_PROMOTE
+    if state[TURNS] != placed - (1 if in_turn else 0):
         return _bad(TURNS)
     return _check_turn(state, n)
 

@@ -62,9 +62,9 @@ from callisto_env.layout import (
     TILE_SIZE,
     TURNS,
 )
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL, MAX_COUNTER
+from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header
+from gamecore.kernels import check_header, count_decision
 from gamecore.rng import rng_seed
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -404,7 +404,7 @@ def apply(state: np.ndarray, action: int) -> None:
     o = action // SS
     cell = action % SS
     state[TURNS] += 1
-    state[H_DECISIONS] += 1
+    count_decision(state)
     serial = state[TURNS]
     if o == NUM_ORIENTS:
         _set_cell(state, cell, 1 + seat + 4 * _PILLAR_KIND)
@@ -504,7 +504,7 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         return GAME + 1
     if state[START] != (state[FIRST_START] + state[GAME]) % n:
         return START + 1
-    if state[TURNS] < 0 or state[TURNS] > MAX_COUNTER:
+    if state[TURNS] < 0:
         return TURNS + 1
     S = state[SIZE]
     pillars = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -549,6 +549,16 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
                 return H_DONE + 1
         if state[MATCH_PEN + p] < 0 or (not live and state[MATCH_PEN + p] != 0):
             return MATCH_PEN + p + 1
+    # a turn covers at least one free cell or uses up an opening pillar turn (a skip): turns never
+    # outnumber the covered cells and the opening turns used, so the counter stays bounded ahead
+    covered = 0
+    for i in range(S * S):
+        if state[BOARD + i] != 0:
+            covered += 1
+    for p in range(n):
+        covered += state[PILLAR_TURNS + p]
+    if state[TURNS] > covered:
+        return TURNS + 1
     bb = np.empty((7, BB_WORDS), dtype=np.uint64)
     board_bitboards(state, bb)
     for i in range(BB_WORDS):

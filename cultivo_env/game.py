@@ -380,6 +380,7 @@ def state_from_text(
     st[H_OWNER] = current
     st[L.ACTIONS_LEFT] = actions_left
     st[L.ROUND] = round
+    st[L.TURNS] = n * round + (current - start_player) % n  # the turns since the first round began
     st[L.END_TRIGGERED] = int(end_triggered or final_round)
     st[L.FINAL_ROUND] = int(final_round)
     rules.clear_action(st)

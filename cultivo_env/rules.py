@@ -202,9 +202,9 @@ from cultivo_env.layout import (
     WORKSHOP_PER_TYPE,
     YELLOW,
 )
-from gamecore.header import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL, MAX_COUNTER
+from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8
+from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
@@ -2397,7 +2397,7 @@ def auto_advance(state: np.ndarray) -> None:
 
 @jit
 def apply(state: np.ndarray, action: int) -> None:
-    state[H_DECISIONS] += 1
+    count_decision(state)
     apply_decision(state, action)
     auto_advance(state)
 
@@ -2546,9 +2546,15 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         return START + 1
     if state[MAX_ROUNDS] != params[P_MAX_ROUNDS]:
         return MAX_ROUNDS + 1
-    if state[ROUND] < 0 or state[ROUND] > state[MAX_ROUNDS]:
+    # a running game ends when a round completes at the cap; turns go round from the start seat
+    # (setup placements are not turns), so the turn counter is the rounds and the seats since
+    if state[ROUND] < 0 or state[ROUND] > state[MAX_ROUNDS] or (
+            state[H_TERMINAL] == 0 and state[ROUND] == state[MAX_ROUNDS]):
         return ROUND + 1
-    if state[TURNS] < 0 or state[TURNS] > MAX_COUNTER:
+    turns = n * state[ROUND]
+    if state[H_TERMINAL] == 0 and state[H_PHASE] != PH_START:
+        turns += (state[H_OWNER] - state[START] + n) % n
+    if state[TURNS] != turns or (state[H_PHASE] == PH_START and state[ROUND] != 0):
         return TURNS + 1
     if state[SETUP_LEFT] < 0 or state[SETUP_LEFT] > n:
         return SETUP_LEFT + 1
@@ -2668,9 +2674,13 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
     # the turn
     ph = state[H_PHASE]
     if state[H_TERMINAL] == 1:
-        if state[ACT] != ACT_NONE or state[PATH_N] != 0 or state[OBL_N] != 0:
+        if ph != PH_ACTION:
+            return H_PHASE + 1
+        if state[ACTIONS_LEFT] != 0:
+            return ACTIONS_LEFT + 1
+        if state[ACT] != ACT_NONE:
             return ACT + 1
-        return 0
+        return check_idle_context(state)
     if (ph == PH_START) != (state[SETUP_LEFT] > 0):
         return H_PHASE + 1
     if ph == PH_START:
@@ -2680,6 +2690,74 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
     if state[ACTIONS_LEFT] < 1 or state[ACTIONS_LEFT] > 4:
         return ACTIONS_LEFT + 1
     return check_turn_context(state, n)
+
+
+#: groups of context slots a pending decision uses (the others hold their unused values)
+U_TARGET = 1  # TARGET
+U_MOVER = 2  # MOVER
+U_PATH = 4  # VISITED, PATH_N, PATH
+U_PAY = 8  # OBL_N, OBL_*, PAY_I, PAY_TN, PAY_T, AGG
+U_PURCHASE = 16  # SLOT, SPLIT
+U_BUILD = 32  # BUILD_FIELD
+U_STALL = 64  # STALL_K, STALL_CHOICE, AGG
+U_REFILL = 128  # REFILL_CHOICE
+
+
+@jit
+def phase_uses(ph: int, act: int) -> int:
+    """The context groups (``U_*`` bits) the pending decision of phase ``ph`` in action ``act``
+    reads: what apply_decision wrote on the way there, since clear_action."""
+    if ph == PH_MOVE_TARGET:
+        return U_MOVER
+    if ph == PH_ORIGIN:
+        return U_TARGET
+    if ph == PH_STEP:
+        return U_TARGET | U_MOVER | U_PATH
+    if ph == PH_PAY:
+        return U_TARGET | U_MOVER | U_PATH | U_PAY
+    if ph == PH_SPLIT:
+        return U_PURCHASE
+    if ph == PH_STALL:
+        return U_STALL | (U_PURCHASE if act == ACT_ACQUIRE else U_BUILD)
+    if ph == PH_REFILL:
+        return U_REFILL
+    return 0
+
+
+@jit
+def check_unused(state: np.ndarray, used: int) -> int:
+    """Every context slot outside the groups ``used`` holds its unused value (as clear_action
+    leaves it): 0, else the first one that does not + 1."""
+    idle = state.copy()
+    if used & U_TARGET:
+        idle[TARGET] = -1
+    if used & U_MOVER:
+        idle[MOVER] = -1
+    if used & U_PATH:
+        idle[VISITED] = 0
+        idle[PATH_N] = 0
+        idle[PATH:PATH + MAX_FIELDS] = 0
+    if used & U_PAY:
+        idle[OBL_N] = 0
+        idle[PAY_I] = 0
+        idle[PAY_TN] = 0
+        idle[PAY_T:PAY_T + MAX_PAY_OUTCOMES] = 0
+        for base in (OBL_KIND, OBL_WHERE, OBL_COLOUR, OBL_OCC):
+            idle[base:base + MAX_OBL] = 0
+    if used & (U_PAY | U_STALL):
+        idle[AGG:AGG + AGG_LEN] = 0
+    if used & U_PURCHASE:
+        idle[SLOT] = -1
+        idle[SPLIT] = 0
+    if used & U_BUILD:
+        idle[BUILD_FIELD] = -1
+    if used & U_STALL:
+        idle[STALL_K] = 0
+        idle[STALL_CHOICE:STALL_CHOICE + NUM_COLOURS] = 0
+    if used & U_REFILL:
+        idle[REFILL_CHOICE] = 0
+        idle[REFILL_CHOICE + 1] = 0
+    return check_idle_context(idle)
 
 
 @jit
@@ -2712,12 +2790,16 @@ def check_idle_context(state: np.ndarray) -> int:
 
 @jit
 def check_turn_context(state: np.ndarray, n: int) -> int:
-    """The context slots of the pending decision: only the slots its action uses are set, and they
-    describe a position the decision can be taken in."""
+    """The context slots of the pending decision: only the slots its action uses are set (the rest
+    hold their unused values, checked first: kernels index with some of them in every phase), and
+    they describe a position the decision can be taken in."""
     ph = state[H_PHASE]
     act = state[ACT]
     p = state[H_CURRENT]
     nf = NUM_FIELDS[n]
+    bad = check_unused(state, phase_uses(ph, act))
+    if bad:
+        return bad
     if ph == PH_ACTION:
         if act != ACT_NONE:
             return ACT + 1

@@ -31,7 +31,7 @@ H_OWNER = _HEADER.offset("H_OWNER")
 H_PHASE = _HEADER.offset("H_PHASE")
 HEADER_LEN = _HEADER.size
 
-#: largest value a decision counter may hold in a state ``set_state`` accepts (no overflow ahead)
+#: largest value of ``H_DECISIONS`` (the count saturates there, see ``gamecore.kernels.count_decision``)
 MAX_COUNTER = 1 << 40
 
 #: viewers besides the seats 0..n-1

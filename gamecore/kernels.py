@@ -22,7 +22,8 @@ def check_header(state: np.ndarray, n: int, num_phases: int) -> int:
     """``check_state`` for the shared header: 0 if sound, else the first bad slot + 1.
 
     A running game has a decider and a turn owner among the seats, the decider not done, a phase
-    below ``num_phases`` and a decision counter far from overflow; a finished game has every seat
+    below ``num_phases`` and a decision counter of at most ``MAX_COUNTER`` (where
+    :func:`count_decision` stops); a finished game has every seat
     done.
     """
     if state[H_NPLAYERS] != n:
@@ -44,6 +45,14 @@ def check_header(state: np.ndarray, n: int, num_phases: int) -> int:
     if state[H_PHASE] < 0 or state[H_PHASE] >= num_phases:
         return H_PHASE + 1
     return 0
+
+
+@jit
+def count_decision(state: np.ndarray) -> None:
+    """One more decision in ``H_DECISIONS``, saturating at :data:`MAX_COUNTER`: a state
+    ``check_state`` accepts stays acceptable however long play goes on from it."""
+    if state[H_DECISIONS] < MAX_COUNTER:
+        state[H_DECISIONS] += 1
 
 
 @jit

@@ -83,8 +83,13 @@ Kernel functions (all ``@gamecore.jit.jit``)
 ``check_state(state, params) -> int``
     0 when ``state`` is a position of these params that play can continue from (every slot in its
     range, the pieces accounted for, the counters consistent), else the index of the first bad
-    slot plus one. ``set_state`` calls it (and then checks that a running game's decider has a
-    legal action) so that no malformed array reaches a kernel.
+    slot plus one. Every slot is checked in every phase: context slots the pending decision does
+    not use must hold their unused values, since kernels, views and renderers read them all. A
+    state it accepts stays accepted along any legal play from it (turn counters follow from the
+    position; ``H_DECISIONS`` stops at ``MAX_COUNTER``), so ``set_state(get_state())`` works at
+    every point. ``set_state`` calls it (and then checks that a running game's decider has a
+    legal action) so that no malformed array reaches a kernel; ``tests/slot_sweep.py`` corrupts
+    every slot of states from every phase and checks each is refused or plays on safely.
 
 Batched kernels
 ---------------
