@@ -116,8 +116,8 @@ def interleaved(cases: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 #: modules whose tests take seconds to minutes each, run first (longest first) so that the short
 #: tests fill the cores at the end instead of one long test running alone on one core
-LONG_FIRST = ("test_fuzz.py", "test_caching.py", "test_agents.py", "test_cultivo_reference.py", "test_machinery.py",
-              "test_sb3_paths.py", "test_calimala_reference.py")
+LONG_FIRST = ("test_fuzz.py", "test_state_sweep.py", "test_caching.py", "test_agents.py", "test_agent_inputs.py",
+              "test_cultivo_reference.py", "test_machinery.py", "test_sb3_paths.py", "test_calimala_reference.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -144,12 +144,26 @@ def pytest_sessionstart(session):
     t0 = time.perf_counter()
     _WARM.update(warm())
     _WARM["wall"] = time.perf_counter() - t0
+    _WARM["done"] = time.time()
+
+
+def _cache_files() -> list[Path]:
+    """The index files of numba's cache of the project's kernels (where this run keeps them)."""
+    from gamecore.jit import PROJECT_PACKAGES
+
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return list(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("*.nbi"))
+    return [f for pkg in PROJECT_PACKAGES for f in (ROOT / pkg / "__pycache__").glob("*.nbi")]
 
 
 def pytest_terminal_summary(terminalreporter):
     if not _WARM:
         return
-    wall = _WARM.pop("wall")
+    wall, done = _WARM.pop("wall"), _WARM.pop("done")
     compiled = {g: s for g, s in _WARM.items() if s > 0}
     what = ", ".join(f"{g} {s:.0f} s" for g, s in compiled.items()) if compiled else "all cached"
     terminalreporter.write_line(f"kernels compiled before the workers started in {wall:.1f} s ({what})")
+    # what the workers still compiled (a kernel specialisation the warm-up does not reach)
+    later = sorted({f.name.split(".")[0] for f in _cache_files() if f.stat().st_mtime > done})
+    terminalreporter.write_line(f"kernels the workers compiled after that: {len(later)}"
+                                + (f" ({', '.join(later[:12])}{', ...' if len(later) > 12 else ''})" if later else ""))

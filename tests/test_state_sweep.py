@@ -4,22 +4,20 @@ safely to the end.
 
 Runs in a subprocess under NUMBA_BOUNDSCHECK=1 (read when numba starts), so that an index out of
 bounds is an IndexError the sweep reports rather than a crash, with the bounds-checked machine code
-cached where tests/test_fuzz.py keeps it.
+cached where tests/test_fuzz.py keeps it (compiled once per run and game: ``conftest.boundscheck_env``).
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import GAME_NAMES
+from conftest import GAME_NAMES, boundscheck_env
 
 HERE = Path(__file__).parent
-CACHE = Path(os.environ.get("FUZZ_CACHE_DIR", HERE.parent / ".numba-boundscheck-cache"))
 #: states per phase and player count: Callisto has a single phase, so it takes more of them
 STATES_PER_PHASE = {"callisto": 6, "calcada": 3, "calimala": 2, "cultivo": 1}
 
@@ -27,10 +25,9 @@ STATES_PER_PHASE = {"callisto": 6, "calcada": 3, "calimala": 2, "cultivo": 1}
 @pytest.mark.slow
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_corrupted_slots_are_refused_or_play_on_safely(name):
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(CACHE))
     proc = subprocess.run(
         [sys.executable, str(HERE / "slot_sweep.py"), name, "18", str(STATES_PER_PHASE.get(name, 2))],
-        env=env,
+        env=boundscheck_env(name),
         capture_output=True,
         text=True,
         timeout=3000,
