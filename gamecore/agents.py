@@ -122,15 +122,13 @@ class Agent:
             raise ValueError("masks must hold only 0/1 (or True/False)")
         b, width = m.shape
         m = m.astype(np.int8)
-        empty = np.flatnonzero(~m.any(axis=1)) if width else np.arange(b)
-        if len(empty):
-            raise ValueError(f"masks[{int(empty[0])}] has no legal action: there is no decision to take")
         if states is None:
             if self.needs_state:
                 raise ValueError(f"{self.spec} searches the game: pass states (and seats)")
             if width not in self._widths():
                 raise ValueError(f"masks must have one column per {self.game.name} action "
                                  f"({' or '.join(map(str, sorted(self._widths())))}), got {width}")
+            _some_legal(m)
             if seats is None:
                 return m, None, None
             s = np.asarray(seats)
@@ -150,6 +148,7 @@ class Agent:
         st, sts, legal = M.check_search(self.game, st, seats)
         if len(st) and legal.shape[1] != width:
             raise ValueError(f"masks must have one column per action of these states ({legal.shape[1]}), got {width}")
+        _some_legal(m)
         wrong = np.flatnonzero((legal != m).any(axis=1))
         if len(wrong):
             i = int(wrong[0])
@@ -285,6 +284,12 @@ class PPOAgent(Agent):
                              f"{masks.shape[1]}")
         actions, _ = self.model.predict(obs, action_masks=masks.astype(bool), deterministic=self.deterministic)
         return np.asarray(actions, dtype=np.int64).reshape(len(obs))
+
+
+def _some_legal(masks: np.ndarray) -> None:
+    empty = np.flatnonzero(~masks.any(axis=1))
+    if len(empty):
+        raise ValueError(f"masks[{int(empty[0])}] has no legal action: there is no decision to take")
 
 
 def _options_suffix(options: dict[str, tuple[Any, Any]], lead: str = ":") -> str:
