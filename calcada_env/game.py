@@ -8,6 +8,7 @@ import numpy as np
 
 from calcada_env import layout as L
 from calcada_env import notation, render, rules
+from gamecore.options import short_repr
 from gamecore.protocol import (
     H_CURRENT,
     H_DECISIONS,
@@ -35,14 +36,14 @@ class CalcadaGame(GameSpec):
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
         if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
-            raise TypeError(f"calcada: start_player must be an int, got {start!r}")
+            raise TypeError(f"calcada: start_player must be an int, got {short_repr(start)}")
         if not 0 <= start < num_players:
-            raise ValueError(f"calcada: start_player must be a seat 0..{num_players - 1}, got {start!r}")
+            raise ValueError(f"calcada: start_player must be a seat 0..{num_players - 1}, got {short_repr(start)}")
         side = options["board_side"]
         if not isinstance(side, str):
-            raise TypeError(f"calcada: board_side must be 'A' or 'B', got {side!r}")
+            raise TypeError(f"calcada: board_side must be 'A' or 'B', got {short_repr(side)}")
         if side.upper() not in L.SIDE_NAMES:
-            raise ValueError(f"calcada: board_side must be 'A' or 'B', got {side!r}")
+            raise ValueError(f"calcada: board_side must be 'A' or 'B', got {short_repr(side)}")
         params = np.zeros(L.PARAMS_LEN, dtype=np.int64)
         params[L.P_PLAYERS] = num_players
         params[L.P_SIDE] = L.SIDE_NAMES.index(side.upper())
@@ -55,6 +56,11 @@ class CalcadaGame(GameSpec):
             "start_player": int(params[L.P_START]),
             "board_side": L.SIDE_NAMES[int(params[L.P_SIDE])],
         }
+
+    def state_options(self, state: np.ndarray) -> dict[str, Any]:
+        side = int(state[L.SIDE])
+        return {"start_player": int(state[L.START]),
+                "board_side": L.SIDE_NAMES[side] if 0 <= side < len(L.SIDE_NAMES) else f"side {side}"}
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.NUM_ACTIONS

@@ -9,6 +9,7 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import notation, render, rules
+from gamecore.options import short_repr
 from gamecore.protocol import (
     H_CURRENT,
     H_DECISIONS,
@@ -39,7 +40,7 @@ def layout_from_option(value: Any) -> list[int] | None:
         names = list(value)
     except TypeError:
         raise TypeError(
-            f"calimala: action_layout must be None, 'first_game' or 9 action names, got {value!r}"
+            f"calimala: action_layout must be None, 'first_game' or 9 action names, got {short_repr(value)}"
         ) from None
     if len(names) != L.NUM_CELLS:
         raise ValueError(f"calimala: action_layout needs 9 actions (row by row), got {len(names)}")
@@ -48,7 +49,7 @@ def layout_from_option(value: Any) -> list[int] | None:
         key = str(name).strip().capitalize()
         if key not in L.ACTION_NAMES:
             raise ValueError(
-                f"calimala: unknown action {name!r} in action_layout; actions: {', '.join(L.ACTION_NAMES)}"
+                f"calimala: unknown action {short_repr(name)} in action_layout; actions: {', '.join(L.ACTION_NAMES)}"
             )
         ids.append(L.ACTION_NAMES.index(key))
     if sorted(ids) != list(range(L.NUM_TYPES)):
@@ -69,9 +70,9 @@ class CalimalaGame(GameSpec):
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
         if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
-            raise TypeError(f"calimala: start_player must be an int, got {start!r}")
+            raise TypeError(f"calimala: start_player must be an int, got {short_repr(start)}")
         if not 0 <= start < num_players:
-            raise ValueError(f"calimala: start_player must be a seat 0..{num_players - 1}, got {start!r}")
+            raise ValueError(f"calimala: start_player must be a seat 0..{num_players - 1}, got {short_repr(start)}")
         params = np.zeros(L.PARAMS_LEN, dtype=np.int64)
         params[L.P_PLAYERS] = num_players
         params[L.P_START] = int(start)
@@ -88,6 +89,9 @@ class CalimalaGame(GameSpec):
             lay = [L.ACTION_NAMES[int(t)] for t in params[L.P_LAYOUT:]]
         return {"num_players": int(params[L.P_PLAYERS]), "start_player": int(params[L.P_START]),
                 "action_layout": lay}
+
+    def state_options(self, state: np.ndarray) -> dict[str, Any]:
+        return {"start_player": int(state[L.START])}  # any layout: check_state checks it is a permutation
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.NUM_ACTIONS

@@ -8,6 +8,7 @@ import numpy as np
 
 from callisto_env import layout as L
 from callisto_env import notation, render, rules
+from gamecore.options import short_repr
 from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL, VIEW_PUBLIC, GameSpec, viewer_name
 
 
@@ -22,10 +23,10 @@ class CallistoGame(GameSpec):
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
         if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < num_players:
-            raise ValueError(f"callisto: start_player must be a seat 0..{num_players - 1}, got {start!r}")
+            raise ValueError(f"callisto: start_player must be a seat 0..{num_players - 1}, got {short_repr(start)}")
         match = options["match"]
         if not isinstance(match, (bool, np.bool_)):
-            raise TypeError(f"callisto: match must be True or False, got {match!r}")
+            raise TypeError(f"callisto: match must be True or False, got {short_repr(match)}")
         params = np.zeros(L.PARAMS_LEN, dtype=np.int64)
         params[L.P_PLAYERS] = num_players
         params[L.P_START] = int(start)
@@ -38,6 +39,9 @@ class CallistoGame(GameSpec):
             "start_player": int(params[L.P_START]),
             "match": bool(params[L.P_MATCH]),
         }
+
+    def state_options(self, state: np.ndarray) -> dict[str, Any]:
+        return {"start_player": int(state[L.FIRST_START]), "match": bool(state[L.MATCH])}
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.num_actions(L.BOARD_SIZE[int(params[L.P_PLAYERS])])

@@ -9,6 +9,7 @@ import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import notation, render, rules
+from gamecore.options import short_repr
 from gamecore.protocol import (
     H_CURRENT,
     H_DECISIONS,
@@ -40,17 +41,17 @@ class CultivoGame(GameSpec):
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
         if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
-            raise TypeError(f"cultivo: start_player must be an int, got {start!r}")
+            raise TypeError(f"cultivo: start_player must be an int, got {short_repr(start)}")
         if not 0 <= start < num_players:
-            raise ValueError(f"cultivo: start_player must be a seat 0..{num_players - 1}, got {start!r}")
+            raise ValueError(f"cultivo: start_player must be a seat 0..{num_players - 1}, got {short_repr(start)}")
         rv = options["random_villages"]
         if not isinstance(rv, (bool, np.bool_)):
-            raise TypeError(f"cultivo: random_villages must be True or False, got {rv!r}")
+            raise TypeError(f"cultivo: random_villages must be True or False, got {short_repr(rv)}")
         mr = options["max_rounds"]
         if isinstance(mr, bool) or not isinstance(mr, (int, np.integer)):
-            raise TypeError(f"cultivo: max_rounds must be an int, got {mr!r}")
+            raise TypeError(f"cultivo: max_rounds must be an int, got {short_repr(mr)}")
         if not 1 <= mr <= 10_000:
-            raise ValueError(f"cultivo: max_rounds must be 1..10000, got {mr!r}")
+            raise ValueError(f"cultivo: max_rounds must be 1..10000, got {short_repr(mr)}")
         params = np.zeros(L.PARAMS_LEN, dtype=np.int64)
         params[L.P_PLAYERS] = num_players
         params[L.P_START] = int(start)
@@ -65,6 +66,9 @@ class CultivoGame(GameSpec):
             "random_villages": bool(params[L.P_RANDOM_VILLAGES]),
             "max_rounds": int(params[L.P_MAX_ROUNDS]),
         }
+
+    def state_options(self, state: np.ndarray) -> dict[str, Any]:
+        return {"start_player": int(state[L.START]), "max_rounds": int(state[L.MAX_ROUNDS])}
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.NUM_ACTIONS

@@ -23,10 +23,21 @@ Agents, by spec string (:func:`make_agent`)::
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
 
 Every agent takes a ``seed``; with the same seed it makes the same decisions.
+
+``act`` checks what it is given before any kernel sees it (numba checks no bounds): ``masks`` a
+(B, A) array of bools or 0/1 integers with a legal action in every row, ``A`` the game's action
+count; ``states`` (B, STATE_LEN) integers, each a running position of the game that play can
+continue from (its ``check_state``, as ``set_state`` does), with ``masks`` its legal masks;
+``seats`` (B,) integers, the deciding seats of ``states`` (0..n-1 when no states come with them).
+Anything else is a TypeError (a wrong kind of value: floats, bools as seats, strings) or a
+ValueError (a wrong shape or value), and nothing is changed. ``obs`` is read (and checked) only
+by the agents that read it (``ppo``).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +45,8 @@ import numpy as np
 
 from gamecore import mcts as M
 from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, GameSpec
+from gamecore.options import short_repr
+from gamecore.protocol import H_NPLAYERS, GameSpec
 
 __all__ = [
     "Agent",
@@ -66,11 +78,23 @@ class Agent:
 
     def act_one(self, obs: np.ndarray, mask: np.ndarray, state: np.ndarray | None = None,
                 seat: int | None = None) -> int:
-        states = None if state is None else np.asarray(state)[None]
-        if seat is None and state is not None:
-            seat = int(state[H_CURRENT])
-        seats = None if seat is None else np.array([seat], dtype=np.int64)
-        return int(self.act(np.asarray(obs)[None], np.asarray(mask)[None], states, seats)[0])
+        mask = np.asarray(mask)
+        if mask.ndim != 1:
+            raise ValueError(f"mask must be 1-D (one entry per action), got shape {mask.shape}")
+        states = None
+        if state is not None:
+            state = np.asarray(state)
+            if state.ndim != 1:
+                raise ValueError(f"state must be 1-D (one game state), got shape {state.shape}")
+            states = state[None]
+        seats = None
+        if seat is not None:
+            if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)):
+                raise TypeError(f"seat must be an int, got {short_repr(seat)}")
+            if not 0 <= seat < self.game.max_players:
+                raise ValueError(f"seat must be a seat 0..{self.game.max_players - 1}, got {short_repr(seat)}")
+            seats = np.array([int(seat)], dtype=np.int64)
+        return int(self.act(None if obs is None else np.asarray(obs)[None], mask[None], states, seats)[0])
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if self.needs_state:
@@ -80,17 +104,56 @@ class Agent:
     def _seeds(self, k: int) -> np.ndarray:
         return self.rng.integers(0, 2**62, size=k, dtype=np.int64)
 
-    def _need(self, states: np.ndarray | None, seats: np.ndarray | None, b: int) -> tuple[np.ndarray, np.ndarray]:
-        if states is None:
-            raise ValueError(f"{self.spec} searches the game: pass states (and seats)")
-        states = np.ascontiguousarray(states, dtype=np.int64)
-        if states.ndim != 2 or states.shape != (b, self.game.kernels.STATE_LEN):
-            raise ValueError(f"states must have shape ({b}, {self.game.kernels.STATE_LEN}), got {states.shape}")
-        seats = states[:, H_CURRENT].copy() if seats is None else np.ascontiguousarray(seats, dtype=np.int64)
-        return states, seats
+    def _widths(self) -> set[int]:
+        """The action counts of the game at its player counts (masks come in one of these widths)."""
+        return {self.game.num_actions(self.game.make_params(n)) for n in self.game.player_counts}
 
-    def _num_actions(self, states: np.ndarray) -> int:
-        return self.game.num_actions(self.game.make_params(int(states[0, H_NPLAYERS])))
+    def _check(self, masks: Any, states: Any = None, seats: Any = None) -> tuple[np.ndarray, np.ndarray | None,
+                                                                                   np.ndarray | None]:
+        """``(masks, states, seats)`` checked (see the module docstring), as int8 / int64 / int64
+        arrays; ``states`` and ``seats`` None when not given (``seats`` defaults to the deciders of
+        ``states``). Search agents need the states."""
+        m = np.asarray(masks)
+        if m.dtype.kind not in "biu":
+            raise TypeError(f"masks must hold bools or 0/1 integers, got dtype {m.dtype}")
+        if m.ndim != 2:
+            raise ValueError(f"masks must be 2-D (decisions, actions), got shape {m.shape}")
+        if m.dtype.kind != "b" and m.size and not np.all((m == 0) | (m == 1)):
+            raise ValueError("masks must hold only 0/1 (or True/False)")
+        b, width = m.shape
+        m = m.astype(np.int8)
+        if states is None:
+            if self.needs_state:
+                raise ValueError(f"{self.spec} searches the game: pass states (and seats)")
+            if width not in self._widths():
+                raise ValueError(f"masks must have one column per {self.game.name} action "
+                                 f"({' or '.join(map(str, sorted(self._widths())))}), got {width}")
+            _some_legal(m)
+            if seats is None:
+                return m, None, None
+            s = np.asarray(seats)
+            if s.dtype.kind not in "iu":
+                raise TypeError(f"seats must be an integer array, got dtype {s.dtype}")
+            if s.shape != (b,):
+                raise ValueError(f"seats must have shape ({b},), one per mask, got {s.shape}")
+            wrong = np.flatnonzero(~((s >= 0) & (s < self.game.max_players)))
+            if len(wrong):
+                i = int(wrong[0])
+                raise ValueError(f"seats[{i}] is {short_repr(s[i].item())}, not a seat "
+                                 f"0..{self.game.max_players - 1}")
+            return m, None, s.astype(np.int64)
+        st = np.asarray(states)
+        if st.dtype.kind in "iu" and st.ndim == 2 and st.shape[0] != b:
+            raise ValueError(f"states must have one row per mask ({b}), got shape {st.shape}")
+        st, sts, legal = M.check_search(self.game, st, seats)
+        if len(st) and legal.shape[1] != width:
+            raise ValueError(f"masks must have one column per action of these states ({legal.shape[1]}), got {width}")
+        _some_legal(m)
+        wrong = np.flatnonzero((legal != m).any(axis=1))
+        if len(wrong):
+            i = int(wrong[0])
+            raise ValueError(f"masks[{i}] is not the legal mask of states[{i}]")
+        return m, st, sts
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
@@ -102,7 +165,7 @@ class RandomAgent(Agent):
     spec = "random"
 
     def act(self, obs, masks, states=None, seats=None):
-        masks = np.asarray(masks)
+        masks, _, _ = self._check(masks, states, seats)
         noise = self.rng.random(masks.shape)
         return np.argmax(np.where(masks > 0, noise, -1.0), axis=1).astype(np.int64)
 
@@ -123,10 +186,10 @@ class GreedyAgent(Agent):
         self._auto_samples = samples is None
         if samples is None:
             samples = default_samples
-        for name, v in (("depth", depth), ("samples", samples), ("node_cap", node_cap)):
-            if int(v) < 1:
-                raise ValueError(f"greedy: {name} must be at least 1, got {v}")
-        self.depth, self.samples, self.node_cap = int(depth), int(samples), int(node_cap)
+        self.depth, self.samples, self.node_cap = (M.check_int(f"greedy: {name}", v) for name, v in (
+            ("depth", depth), ("samples", samples), ("node_cap", node_cap)))
+        M._fits(f"greedy: a search of depth {self.depth:,}", M.greedy_bytes(
+            self.game.kernels.STATE_LEN, min(self._widths()), self.game.min_players, self.depth), 1)
         self.spec = "greedy" + _options_suffix({"depth": (self.depth, M.DEFAULT_DEPTH), "samples": (
             self.samples, default_samples), "cap": (self.node_cap, M.DEFAULT_NODE_CAP)})
 
@@ -140,15 +203,14 @@ class GreedyAgent(Agent):
                num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(actions, values): the choice and the value of every decision (-inf if illegal).
         ``num_actions`` defaults to the game's count for the states' players and default options."""
-        states, seats = self._need(states, seats, len(states))
-        a = num_actions or self._num_actions(states)
-        return M.greedy_actions(self.game.kernels, states, seats, a, self._seeds(len(states)), self.depth,
-                                self.node_cap, self._samples_for(states))
+        states, seats, legal = M.check_search(self.game, states, seats, num_actions)
+        return M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
+                         self._samples_for(states), legal.shape[1])
 
     def act(self, obs, masks, states=None, seats=None):
-        states, seats = self._need(states, seats, len(masks))
-        actions, _ = M.greedy_actions(self.game.kernels, states, seats, np.asarray(masks).shape[1],
-                                      self._seeds(len(states)), self.depth, self.node_cap, self._samples_for(states))
+        masks, states, seats = self._check(masks, states, seats)
+        actions, _ = M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
+                               self._samples_for(states), masks.shape[1])
         return actions
 
 
@@ -160,26 +222,29 @@ class MCTSAgent(Agent):
     def __init__(self, game, seed=None, budget: int = 200, c: float = M.DEFAULT_C,
                  widen: float = M.DEFAULT_WIDEN) -> None:
         super().__init__(game, seed)
-        if int(budget) < 1:
-            raise ValueError(f"mcts: the simulation budget must be at least 1, got {budget}")
-        if c < 0 or widen < 0:
-            raise ValueError("mcts: c and widen must be >= 0")
-        self.budget, self.c, self.widen = int(budget), float(c), float(widen)
+        if isinstance(budget, (bool, np.bool_)) or not isinstance(budget, (int, np.integer)):
+            raise TypeError(f"mcts: the simulation budget must be an int, got {short_repr(budget)}")
+        if budget < 1:
+            raise ValueError(f"mcts: the simulation budget must be at least 1, got {short_repr(budget)}")
+        self.budget, self.c, self.widen = int(budget), M.check_real("mcts: c", c), M.check_real("mcts: widen", widen)
+        M._fits(f"mcts: a budget of {self.budget:,} simulations", M.mcts_bytes(
+            self.budget, min(self._widths()), self.game.min_players), 1)
         self.spec = f"mcts:{self.budget}" + _options_suffix(
             {"c": (self.c, M.DEFAULT_C), "widen": (self.widen, M.DEFAULT_WIDEN)}, lead=",")
 
     def visits(self, states: np.ndarray, seats: np.ndarray | None = None, determinize: bool = True,
                num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(actions, root visit counts per action); ``num_actions`` as for :meth:`GreedyAgent.values`."""
-        states, seats = self._need(states, seats, len(states))
-        a = num_actions or self._num_actions(states)
-        return M.mcts_actions(self.game.kernels, states, seats, a, self._seeds(len(states)), self.budget, self.c,
-                              self.widen, determinize)
+        if not isinstance(determinize, (bool, np.bool_)):
+            raise TypeError(f"determinize must be True or False, got {short_repr(determinize)}")
+        states, seats, legal = M.check_search(self.game, states, seats, num_actions)
+        return M._mcts(self.game.kernels, states, seats, self._seeds(len(states)), self.budget, self.c, self.widen,
+                       bool(determinize), legal.shape[1])
 
     def act(self, obs, masks, states=None, seats=None):
-        states, seats = self._need(states, seats, len(masks))
-        actions, _ = M.mcts_actions(self.game.kernels, states, seats, np.asarray(masks).shape[1],
-                                    self._seeds(len(states)), self.budget, self.c, self.widen)
+        masks, states, seats = self._check(masks, states, seats)
+        actions, _ = M._mcts(self.game.kernels, states, seats, self._seeds(len(states)), self.budget, self.c,
+                             self.widen, True, masks.shape[1])
         return actions
 
 
@@ -206,12 +271,25 @@ class PPOAgent(Agent):
     def act(self, obs, masks, states=None, seats=None):
         obs = np.asarray(obs)
         want = self.model.observation_space.shape
+        if obs.dtype.kind not in "iu":
+            raise TypeError(f"{self.spec}: observations must be an integer array, got dtype {obs.dtype}")
         if obs.shape[1:] != want:
             raise ValueError(f"{self.spec} was trained on observations of shape {want}, got {obs.shape[1:]} "
                              "(another game or player count?)")
-        actions, _ = self.model.predict(obs, action_masks=np.asarray(masks, dtype=bool),
-                                        deterministic=self.deterministic)
+        masks, _, _ = self._check(masks, states, seats)
+        if obs.shape[0] != len(masks):
+            raise ValueError(f"{self.spec}: one observation per mask: got {obs.shape[0]} for {len(masks)}")
+        if masks.shape[1] != self.model.action_space.n:
+            raise ValueError(f"{self.spec} was trained with {self.model.action_space.n} actions, got masks of "
+                             f"{masks.shape[1]}")
+        actions, _ = self.model.predict(obs, action_masks=masks.astype(bool), deterministic=self.deterministic)
         return np.asarray(actions, dtype=np.int64).reshape(len(obs))
+
+
+def _some_legal(masks: np.ndarray) -> None:
+    empty = np.flatnonzero(~masks.any(axis=1))
+    if len(empty):
+        raise ValueError(f"masks[{int(empty[0])}] has no legal action: there is no decision to take")
 
 
 def _options_suffix(options: dict[str, tuple[Any, Any]], lead: str = ":") -> str:
@@ -224,11 +302,27 @@ def _fmt(v: Any) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+def _count(text: str) -> int:
+    """A spec's whole number (``"200"``; not ``"2.7"``, ``"-1"`` or ``"1e3"``)."""
+    text = text.strip()
+    if not re.fullmatch(r"[0-9]{1,18}", text):
+        raise ValueError(text)
+    return int(text)
+
+
+def _real(text: str) -> float:
+    """A spec's finite number (``"0.7"``; not ``"nan"`` or ``"inf"``)."""
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(text)
+    return v
+
+
 #: agent kinds and the options each accepts (besides the positional argument)
 AGENT_KINDS = {
     "random": {},
-    "greedy": {"depth": int, "samples": int, "cap": int},
-    "mcts": {"c": float, "widen": float},
+    "greedy": {"depth": _count, "samples": _count, "cap": _count},
+    "mcts": {"c": _real, "widen": _real},
     "ppo": {},
 }
 
@@ -237,11 +331,11 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
     """``"mcts:400,c=0.7"`` -> ``("mcts", "400", {"c": 0.7})``; ``"ppo:runs/x.zip"`` ->
     ``("ppo", "runs/x.zip", {})``. Raises ValueError naming what is accepted."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+        raise ValueError(f"an agent spec is a non-empty string, got {short_repr(spec)}")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.lower()
     if kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent {kind!r} in {spec!r}; agents: {', '.join(AGENT_KINDS)} "
+        raise ValueError(f"unknown agent {short_repr(kind)} in {short_repr(spec)}; agents: {', '.join(AGENT_KINDS)} "
                          "(e.g. random, greedy, mcts:200, ppo:runs/callisto_maskppo.zip)")
     if kind == "ppo":
         if not rest:
@@ -254,20 +348,25 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
         key = key.strip()
         if not eq:
             if positional is not None:
-                raise ValueError(f"{spec!r}: more than one positional argument")
+                raise ValueError(f"{short_repr(spec)}: more than one positional argument")
             positional = key
             continue
         if key not in AGENT_KINDS[kind]:
             known = ", ".join(AGENT_KINDS[kind]) or "none"
-            raise ValueError(f"{spec!r}: unknown option {key!r} for {kind} (options: {known})")
+            raise ValueError(f"{short_repr(spec)}: unknown option {short_repr(key)} for {kind} (options: {known})")
         try:
             options[key] = AGENT_KINDS[kind][key](value)
         except ValueError:
-            raise ValueError(f"{spec!r}: bad value {value!r} for {key}") from None
-    if kind == "mcts" and positional is not None and not positional.isdigit():
-        raise ValueError(f"{spec!r}: the MCTS budget is a number of simulations, e.g. mcts:200")
+            what = "a whole number" if AGENT_KINDS[kind][key] is _count else "a finite number"
+            raise ValueError(f"{short_repr(spec)}: bad value {short_repr(value)} for {key} ({what})") from None
+    if kind == "mcts" and positional is not None:
+        try:
+            positional = str(_count(positional))
+        except ValueError:
+            raise ValueError(f"{short_repr(spec)}: the MCTS budget is a whole number of simulations, e.g. "
+                             "mcts:200") from None
     if kind in ("random", "greedy") and positional is not None:
-        raise ValueError(f"{spec!r}: {kind} takes no positional argument")
+        raise ValueError(f"{short_repr(spec)}: {kind} takes no positional argument")
     return kind, positional, options
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from gamecore.batch_kernels import batch_pick_legal, build
 from gamecore.games import get_game
-from gamecore.options import check_options
+from gamecore.options import check_options, short_repr
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
 from gamecore.rng import MAX_SEED, check_seed, episode_seed, python_seed_to_int, rng_pick_rows, rng_seed_array
@@ -74,7 +74,7 @@ class ThreadChooser:
             self.candidates = [int(requested)]
         else:
             raise ValueError(f"num_threads must be 'auto' or an int 1..{numba.config.NUMBA_NUM_THREADS}, "
-                             f"got {requested!r}")
+                             f"got {short_repr(requested)}")
         self.requested = requested
         self.best = self.candidates[-1]
         self._calls = 0
@@ -158,9 +158,9 @@ class BatchedGames:
         self.game = get_game(game)
         check_options(self.game, options, ("num_envs", "seed", "reward_mode", "num_threads"), "BatchedGames")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+            raise ValueError(f"num_envs must be a positive int, got {short_repr(num_envs)}")
         if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {reward_mode!r}")
+            raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {short_repr(reward_mode)}")
         self.num_envs = int(num_envs)
         self.params = self.game.make_params(**options)
         self.num_players = int(self.params[0])
@@ -336,9 +336,11 @@ class BatchedGames:
         """End the games ``rows`` (bool (N,) or indices) as lost by their deciding seat, as an illegal
         move does under ``illegal="lose"``: -1 for the decider, 0 for every other seat, the position
         kept in ``final_states``, and the next game of each stream started. Afterwards ``dones`` and
-        ``rewards`` describe exactly this (other games: not done, no reward), as after a step."""
-        act = np.zeros(self.num_envs, dtype=np.int8)
-        act[np.asarray(rows)] = 1
+        ``rewards`` describe exactly this (other games: not done, no reward), as after a step.
+        Indices are game numbers 0..N-1 (no negative ones counted from the end)."""
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before forfeit()")
+        act = self._forfeit_rows(rows)
         idx = np.flatnonzero(act)
         self._dones[:] = act
         self.rewards[:] = 0.0
@@ -349,6 +351,28 @@ class BatchedGames:
             self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts, self._obs,
             self.current_players, act,
         )
+
+    def _forfeit_rows(self, rows: Any) -> np.ndarray:
+        """``rows`` of :meth:`forfeit` as (N,) int8 flags, or a clear error naming the value given."""
+        r = np.asarray(rows)
+        act = np.zeros(self.num_envs, dtype=np.int8)
+        if r.dtype == np.bool_:
+            if r.shape != (self.num_envs,):
+                raise ValueError(f"rows as flags must have shape ({self.num_envs},), got {r.shape}")
+            act[r] = 1
+            return act
+        if r.size == 0 and r.ndim == 1:  # [] (float64 to numpy): no game
+            return act
+        if r.dtype.kind not in "iu":
+            raise TypeError(f"rows must be game indices (integers) or (N,) bools, got dtype {r.dtype}")
+        if r.ndim != 1:
+            raise ValueError(f"rows must be a 1-D array of game indices, got shape {r.shape}")
+        bad = np.flatnonzero((r < 0) | (r >= self.num_envs))
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"rows[{i}] is {short_repr(r[i].item())}, not a game 0..{self.num_envs - 1}")
+        act[r.astype(np.int64)] = 1
+        return act
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game, as an (N,) int64 array to pass to
@@ -370,7 +394,7 @@ class BatchedGames:
         streams. The batch's own games are not touched: ``step()`` continues them afterwards."""
         if isinstance(games_per_env, (bool, np.bool_)) or not isinstance(games_per_env, (int, np.integer)) \
                 or games_per_env < 1:
-            raise ValueError(f"games_per_env must be a positive int, got {games_per_env!r}")
+            raise ValueError(f"games_per_env must be a positive int, got {short_repr(games_per_env)}")
         if seed is None:
             seed = self._seed if self._seed is not None else python_seed_to_int(None) % (MAX_SEED - self.num_envs)
         check_seed(seed, span=self.num_envs)
@@ -407,6 +431,8 @@ class RandomOpponent:
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         m = np.ascontiguousarray(masks)
+        if m.dtype.kind not in "biu":
+            raise TypeError(f"masks must hold bools or integers (non-zero: legal), got dtype {m.dtype}")
         if m.ndim != 2:
             raise ValueError(f"masks must be 2-D (rows, actions), got shape {m.shape}")
         m = m.view(np.int8) if m.dtype == np.bool_ else (m != 0).view(np.int8)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+from gamecore.options import short_repr
 from gamecore.protocol import GameSpec
 
 #: every game of the library: name -> package
@@ -27,5 +28,5 @@ def get_game(game: str | GameSpec) -> GameSpec:
         raise TypeError(f"game must be a name or a GameSpec, got {type(game).__name__}")
     key = game_key(game)
     if key not in GAMES:
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(sorted(GAMES))}")
+        raise ValueError(f"unknown game {short_repr(game)}; available: {', '.join(sorted(GAMES))}")
     return importlib.import_module(GAMES[key]).GAME

@@ -53,12 +53,15 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
+from typing import Any
 
 import numba
 import numpy as np
 
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_TERMINAL
 from gamecore.jit import jit
+from gamecore.options import short_repr
+from gamecore.protocol import GameSpec
 from gamecore.rewards import rank_rewards
 from gamecore.rng import episode_seed, rng_below, rng_pick_legal, rng_seed
 
@@ -72,6 +75,8 @@ DEFAULT_WIDEN = 2.0
 DEFAULT_NODE_CAP = 20_000
 #: default depth (decisions) of the greedy turn lookahead
 DEFAULT_DEPTH = 3
+#: largest UCT constant / widening factor accepted (larger ones overflow the node scores)
+MAX_REAL = 1e6
 
 _BUILT: dict[str, tuple] = {}
 
@@ -357,46 +362,206 @@ def _run_rows(kernel, rows: int, call) -> None:
         f.result()
 
 
-def greedy_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int, seeds: np.ndarray,
+class SearchMemoryError(ValueError, MemoryError):
+    """A search whose trees would not fit in memory, refused before anything is allocated (a
+    ValueError, as a bad argument, and a MemoryError, as the batch's refusal)."""
+
+
+def _spec_of(K: ModuleType | GameSpec) -> GameSpec:
+    """The game whose rules module is ``K`` (or ``K`` itself when it is a game)."""
+    if isinstance(K, GameSpec):
+        return K
+    from gamecore.games import GAMES, get_game
+
+    package = getattr(K, "__name__", "").split(".")[0]
+    for name, pkg in GAMES.items():
+        if pkg == package:
+            return get_game(name)
+    raise TypeError(f"K must be the rules module of a game ({', '.join(GAMES.values())}), got {short_repr(K)}")
+
+
+def check_int(name: str, value: Any, low: int = 1) -> int:
+    """``value`` as an int ``>= low``, or TypeError (not an int: a float, a string, a bool) /
+    ValueError (too small)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {short_repr(value)}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {short_repr(value)}")
+    return int(value)
+
+
+def check_real(name: str, value: Any) -> float:
+    """``value`` as a finite float ``>= 0`` (NaN or infinity would steer the search nowhere)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {short_repr(value)}")
+    v = float(value)
+    if not math.isfinite(v) or v < 0 or v > MAX_REAL:
+        raise ValueError(f"{name} must be a finite number 0..{MAX_REAL:g}, got {short_repr(value)}")
+    return v
+
+
+def _int_rows(name: str, arr: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """An integer array of ``shape`` as int64 (no bools, floats, objects; nothing wraps)."""
+    a = np.asarray(arr)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array, got dtype {a.dtype}")
+    if a.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {a.shape}")
+    if a.dtype.kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds values beyond int64")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def check_search(K: ModuleType | GameSpec, states: Any, seats: Any = None,
+                 num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a batch of search inputs before any kernel sees them; returns ``(states, seats,
+    legal)`` as int64 / int64 / int8 arrays (``legal``: each row's legal mask, width
+    ``num_actions``). ``states`` (B, STATE_LEN) integers, each a position of its game that play
+    can continue from (``check_state`` with the params its player count and option slots name,
+    the game running, the decider with a legal action), all of one action count (``num_actions``
+    when given); ``seats`` (B,) integers, each the deciding seat of its state (None: the
+    deciders). TypeError for a wrong kind of value, ValueError for a wrong shape or value."""
+    game = _spec_of(K)
+    K = game.kernels
+    a = np.asarray(states)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"states must be an integer array (the int64 state arrays), got dtype {a.dtype}")
+    if a.ndim != 2 or a.shape[1] != K.STATE_LEN:
+        raise ValueError(f"states must have shape (decisions, {K.STATE_LEN}), got {a.shape}")
+    b = a.shape[0]
+    st = _int_rows("states", a, a.shape)
+    width = None if num_actions is None else check_int("num_actions", num_actions)
+    legal_rows = []
+    for i in range(b):
+        row = st[i]
+        try:
+            params = game.params_of_state(row)
+        except ValueError as exc:
+            raise ValueError(f"states[{i}]: {exc}") from None
+        bad = K.check_state(row, params)
+        if bad:
+            raise ValueError(f"states[{i}] is no {game.name} position play can continue from: slot {bad - 1} is out "
+                             "of range or inconsistent")
+        if row[H_TERMINAL]:
+            raise ValueError(f"states[{i}]: the game is over, there is no decision to search")
+        count = game.num_actions(params)
+        if width is None:
+            width = count
+        elif count != width:
+            raise ValueError(f"states[{i}] has {count} actions, not {width} as the batch before it (one player "
+                             "count per batch)")
+        legal = np.zeros(count, dtype=np.int8)
+        if K.legal_mask(row, legal) == 0:
+            raise ValueError(f"states[{i}]: the game is running but the decider has no legal action")
+        legal_rows.append(legal)
+    legal = np.array(legal_rows, dtype=np.int8).reshape(b, width or 0)
+    deciders = st[:, H_CURRENT].copy()
+    if seats is None:
+        return st, deciders, legal
+    s = np.asarray(seats)
+    if s.dtype.kind not in "iu":
+        raise TypeError(f"seats must be an integer array, got dtype {s.dtype}")
+    if s.shape != (b,):
+        raise ValueError(f"seats must have shape ({b},), one per state, got {s.shape}")
+    wrong = np.flatnonzero(~((s >= 0) & (s < game.max_players)))
+    if not len(wrong):
+        wrong = np.flatnonzero(s.astype(np.int64) != deciders)
+    if len(wrong):
+        i = int(wrong[0])
+        raise ValueError(f"seats[{i}] is {short_repr(s[i].item())}; a search decides for the seat deciding in its "
+                         f"state (H_CURRENT = {int(deciders[i])})")
+    return st, deciders, legal
+
+
+def _fits(what: str, per_search: int, rows: int) -> None:
+    """Refuse a search whose scratch arrays (``per_search`` bytes, one search per thread at a
+    time) exceed the memory the OS reports as available."""
+    from gamecore.batched import available_memory
+
+    need = per_search * max(1, min(rows, numba.get_num_threads()))
+    avail = available_memory()
+    if avail is not None and need > avail:
+        raise SearchMemoryError(f"{what} needs {need:,} bytes ({need / 2**30:.1f} GiB) of search arrays; only "
+                                f"{avail:,} bytes are available")
+
+
+def greedy_bytes(states_len: int, num_actions: int, num_players: int, depth: int) -> int:
+    """Bytes one greedy search allocates (its stack of ``depth + 1`` positions and masks)."""
+    return (depth + 1) * (8 * states_len + num_actions + 3 * 8) + 8 * num_actions + 3 * 8 * num_players
+
+
+def mcts_bytes(budget: int, num_actions: int, num_players: int) -> int:
+    """Bytes one MCTS allocates (a tree of ``budget + 1`` nodes and the root's arrays)."""
+    return (budget + 1) * (5 * 8 + 8 * num_players) + 4 * 8 * num_actions
+
+
+def greedy_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int | None, seeds: np.ndarray,
                    depth: int = DEFAULT_DEPTH, node_cap: int = DEFAULT_NODE_CAP,
                    samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """(actions, values) of the greedy search for each row of ``states``."""
+    """(actions, values) of the greedy search for each row of ``states`` (``num_actions``: None or
+    the game's count; every argument checked by :func:`check_search` first)."""
+    depth, node_cap = check_int("depth", depth), check_int("node_cap", node_cap)
+    samples = check_int("samples", samples)
+    states, seats, legal = check_search(K, states, seats, num_actions)
+    return _greedy(_spec_of(K).kernels, states, seats, _seeds(seeds, len(states)), depth, node_cap, samples,
+                   legal.shape[1])
+
+
+def mcts_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int | None, seeds: np.ndarray,
+                 budget: int, c_uct: float = DEFAULT_C, widen: float = DEFAULT_WIDEN,
+                 determinize: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(actions, root visit counts) of an MCTS of ``budget`` simulations for each row of ``states``
+    (arguments checked as for :func:`greedy_actions`)."""
+    budget, c_uct, widen = check_int("budget", budget), check_real("c", c_uct), check_real("widen", widen)
+    if not isinstance(determinize, (bool, np.bool_)):
+        raise TypeError(f"determinize must be True or False, got {short_repr(determinize)}")
+    states, seats, legal = check_search(K, states, seats, num_actions)
+    return _mcts(_spec_of(K).kernels, states, seats, _seeds(seeds, len(states)), budget, c_uct, widen,
+                 bool(determinize), legal.shape[1])
+
+
+def _seeds(seeds: Any, b: int) -> np.ndarray:
+    return _int_rows("seeds", seeds, (b,))
+
+
+def _greedy(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarray, depth: int, node_cap: int,
+            samples: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy searches on checked input (see :func:`check_search`)."""
     greedy, _ = build(K)
     b = states.shape[0]
-    states = np.ascontiguousarray(states, dtype=np.int64)
-    seats = np.ascontiguousarray(seats, dtype=np.int64)
-    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    if b:
+        n = int(states[:, H_NPLAYERS].max())
+        _fits(f"greedy: a search of depth {depth:,}", greedy_bytes(K.STATE_LEN, num_actions, n, depth), b)
     actions = np.zeros(b, dtype=np.int64)
     values = np.zeros((b, num_actions))
     masks = np.zeros((b, num_actions), dtype=np.int8)
 
     def call(lo: int, hi: int) -> None:
-        greedy(states[lo:hi], seats[lo:hi], int(depth), int(node_cap), int(samples), seeds[lo:hi], masks[lo:hi],
-               values[lo:hi], actions[lo:hi])
+        greedy(states[lo:hi], seats[lo:hi], depth, node_cap, samples, seeds[lo:hi], masks[lo:hi], values[lo:hi],
+               actions[lo:hi])
 
     _run_rows(greedy, b, call)
     return actions, values
 
 
-def mcts_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int, seeds: np.ndarray,
-                 budget: int, c_uct: float = DEFAULT_C, widen: float = DEFAULT_WIDEN,
-                 determinize: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(actions, root visit counts) of an MCTS of ``budget`` simulations for each row of ``states``."""
+def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarray, budget: int, c_uct: float,
+          widen: float, determinize: bool, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """The MCTS searches on checked input (see :func:`check_search`)."""
     _, mcts = build(K)
     b = states.shape[0]
-    states = np.ascontiguousarray(states, dtype=np.int64)
-    seats = np.ascontiguousarray(seats, dtype=np.int64)
-    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    if b:
+        n = int(states[:, H_NPLAYERS].max())
+        _fits(f"mcts: a budget of {budget:,} simulations", mcts_bytes(budget, num_actions, n), b)
     actions = np.zeros(b, dtype=np.int64)
     visits = np.zeros((b, num_actions), dtype=np.int64)
 
     def call(lo: int, hi: int) -> None:
-        mcts(states[lo:hi], seats[lo:hi], int(budget), float(c_uct), float(widen), seeds[lo:hi], bool(determinize),
-             visits[lo:hi], actions[lo:hi])
+        mcts(states[lo:hi], seats[lo:hi], budget, c_uct, widen, seeds[lo:hi], determinize, visits[lo:hi],
+             actions[lo:hi])
 
     _run_rows(mcts, b, call)
     return actions, visits
 
 
-__all__ = ["build", "greedy_actions", "mcts_actions", "WIN_WEIGHT", "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH",
-           "DEFAULT_NODE_CAP"]
+__all__ = ["build", "check_search", "greedy_actions", "mcts_actions", "greedy_bytes", "mcts_bytes", "SearchMemoryError",
+           "WIN_WEIGHT", "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL"]

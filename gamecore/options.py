@@ -3,15 +3,26 @@
 The AEC env lists its own keywords in :meth:`GameSpec.known_options`; the batched games, the SB3
 ``VecEnv``, the single-agent Gymnasium env and the RLlib env each take a different set around the
 game's options, so each names its own, and an unknown keyword is refused with the list of exactly
-what *that* constructor accepts.
+what *that* constructor accepts. :func:`short_repr` is how every option error echoes a value: a
+value passed by mistake may be huge (a list of a million seeds), and the error shows its start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gamecore.protocol import GameSpec
+if TYPE_CHECKING:  # gamecore.protocol imports short_repr from here
+    from gamecore.protocol import GameSpec
+
+#: characters of a bad value an error message echoes (the rest is counted, not shown)
+SHOWN = 60
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)``, cut to its first :data:`SHOWN` characters (and the length) when longer."""
+    text = repr(value)
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text)} characters)"
 
 
 def check_options(game: GameSpec, options: Mapping[str, Any], accepted: Iterable[str], where: str) -> None:
@@ -22,9 +33,9 @@ def check_options(game: GameSpec, options: Mapping[str, Any], accepted: Iterable
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise TypeError(
-            f"{game.name}: {where}: unknown option(s) {', '.join(map(repr, unknown))}; "
+            f"{game.name}: {where}: unknown option(s) {', '.join(map(short_repr, unknown))}; "
             f"known options: {', '.join(known)}"
         )
 
 
-__all__ = ["check_options"]
+__all__ = ["SHOWN", "check_options", "short_repr"]

@@ -122,6 +122,7 @@ from gamecore.header import (
     state_layout,
 )
 from gamecore.layout import rst_table
+from gamecore.options import short_repr
 
 __doc__ = (__doc__ or "").replace("{HEADER_TABLE}", _HEADER.table())
 
@@ -186,11 +187,11 @@ class GameSpec:
         if num_players is None:
             num_players = self.default_players
         if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)):
-            raise TypeError(f"{self.name}: num_players must be an int, got {num_players!r}")
+            raise TypeError(f"{self.name}: num_players must be an int, got {short_repr(num_players)}")
         if not self.min_players <= int(num_players) <= self.max_players:
             raise ValueError(
                 f"{self.name}: num_players must be between {self.min_players} and "
-                f"{self.max_players}, got {num_players}"
+                f"{self.max_players}, got {short_repr(num_players)}"
             )
         merged = dict(self.option_defaults)
         merged.update(options)
@@ -205,6 +206,23 @@ class GameSpec:
 
     def params_to_options(self, params: np.ndarray) -> dict[str, Any]:
         raise NotImplementedError
+
+    def state_options(self, state: np.ndarray) -> dict[str, Any]:
+        """The options a state records in its own slots (those ``check_state`` compares with the
+        params), read as they stand: :meth:`params_of_state` validates them."""
+        return {}
+
+    def params_of_state(self, state: np.ndarray) -> np.ndarray:
+        """The params of the game ``state`` belongs to, from its player count and the options it
+        records (:meth:`state_options`; the others at their defaults, which ``check_state`` does
+        not compare), for checking a state that comes with no env (the agents' ``act``). ValueError
+        when those slots hold no valid options; ``check_state`` then checks the rest."""
+        n = state[H_NPLAYERS]
+        try:
+            return self.make_params(int(n), **self.state_options(state))
+        except (TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"not a {self.name} state: its player count and option slots hold no valid options "
+                             f"({exc})") from None
 
     # ---- sizes -----------------------------------------------------------------------------
     def num_actions(self, params: np.ndarray) -> int:

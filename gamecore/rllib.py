@@ -39,7 +39,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from gamecore.games import get_game
-from gamecore.options import check_options
+from gamecore.options import check_options, short_repr
 from gamecore.protocol import H_CURRENT
 from gamecore.single_agent import raw_env_class
 
@@ -63,7 +63,7 @@ class RLlibEnv(MultiAgentEnv):
         self.aec = raw_env_class(spec)(**cfg)
         raw = self.aec
         if not isinstance(flatten, (bool, np.bool_)):
-            raise TypeError(f"flatten must be True or False, got {flatten!r}")
+            raise TypeError(f"flatten must be True or False, got {short_repr(flatten)}")
         self.flatten = bool(flatten)
         box = raw.observation_spaces[raw.possible_agents[0]]["observation"]
         shape = (int(np.prod(box.shape)),) if self.flatten else box.shape

@@ -26,8 +26,9 @@ from stable_baselines3.common.vec_env import VecEnv
 from gamecore.aec import ILLEGAL_MODES
 from gamecore.batched import BatchedGames, RandomOpponent, random_opponent
 from gamecore.games import get_game
-from gamecore.options import check_options
+from gamecore.options import check_options, short_repr
 from gamecore.protocol import GameSpec
+from gamecore.rng import check_seed
 
 __all__ = ["SelfPlayVecEnv", "random_opponent"]
 
@@ -65,7 +66,7 @@ class SelfPlayVecEnv(VecEnv):
     ) -> None:
         check_options(get_game(game), options, _OWN_KEYWORDS, "SelfPlayVecEnv")
         if illegal not in ILLEGAL_MODES:
-            raise ValueError(f"illegal must be one of {list(ILLEGAL_MODES)}, got {illegal!r}")
+            raise ValueError(f"illegal must be one of {list(ILLEGAL_MODES)}, got {short_repr(illegal)}")
         self.illegal = illegal
         self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, num_threads=num_threads,
                                   **options)
@@ -76,10 +77,12 @@ class SelfPlayVecEnv(VecEnv):
             spaces.Box(low=0, high=g.game.obs_high(g.params), shape=g.obs_shape, dtype=np.int8),
             spaces.Discrete(g.num_actions),
         )
-        if learner_seat != "rotate" and not (
-            isinstance(learner_seat, (int, np.integer)) and 0 <= learner_seat < g.num_players
+        if not (isinstance(learner_seat, str) and learner_seat == "rotate") and not (
+            isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, (bool, np.bool_))
+            and 0 <= learner_seat < g.num_players
         ):
-            raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{g.num_players - 1}")
+            raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{g.num_players - 1}, "
+                             f"got {short_repr(learner_seat)}")
         self.learner_seat = learner_seat
         self._seed = seed
         self.set_opponent(opponent)
@@ -112,19 +115,30 @@ class SelfPlayVecEnv(VecEnv):
             waiting = g.current_players != self._seats
             if not waiting.any():
                 return
-            actions = np.zeros(self.num_envs, dtype=np.int64)
             idx = np.flatnonzero(waiting)
             if getattr(self.opponent, "needs_state", False):  # a search agent (gamecore.agents)
-                actions[idx] = self.opponent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
-                                                 g.current_players[idx])
+                out = self.opponent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
+                                        g.current_players[idx])
             else:
-                actions[idx] = np.asarray(self.opponent(g.observations[idx], g.masks[idx].astype(bool)))
-            lost += self._apply(actions, waiting, rewards, dones, terminal_obs, forfeits)
+                out = self.opponent(g.observations[idx], g.masks[idx].astype(bool))
+            lost += self._apply(self._opponent_actions(out, idx), waiting, rewards, dones, terminal_obs, forfeits)
             if (lost > g.num_players).any():  # every seat has started a game and it still forfeits
                 raise RuntimeError(
                     f"game {int(np.argmax(lost))}: the opponent forfeited {int(lost.max())} games in a row by "
                     "masked-out actions before the learner could decide"
                 )
+
+    def _opponent_actions(self, out: Any, idx: np.ndarray) -> np.ndarray:
+        """The opponent's actions for the games ``idx`` in an (N,) array of the dtype it returned
+        (no cast: ``check_actions`` then refuses a non-integral or out-of-range value as given,
+        never a truncated or wrapped one)."""
+        a = np.asarray(out)
+        if a.shape != (len(idx),):
+            raise ValueError(f"the opponent must return one action per game it plays, shape ({len(idx)},), "
+                             f"got {a.shape}")
+        full = np.zeros(self.num_envs, dtype=a.dtype)
+        full[idx] = a
+        return full
 
     def _apply(self, actions: Any, active: np.ndarray, rewards, dones, terminal_obs: dict, forfeits: dict):
         """One decision in the games ``active``; masked-out ones forfeit under ``illegal="lose"``.
@@ -223,6 +237,10 @@ class SelfPlayVecEnv(VecEnv):
         pass
 
     def seed(self, seed: int | None = None) -> list[None]:
+        """Seed the next :meth:`reset` (checked here, as the constructor checks it: nothing changes
+        on a bad seed)."""
+        if seed is not None:
+            check_seed(seed, span=self.num_envs)
         self.games._seed = seed
         self._seed = seed
         if self._default_opponent:
@@ -230,6 +248,8 @@ class SelfPlayVecEnv(VecEnv):
         return [None] * self.num_envs
 
     def get_images(self) -> list[np.ndarray]:
+        if not self.games._has_reset:
+            raise RuntimeError("reset() must be called before get_images(): there are no games to draw yet")
         return [self.games.game.render_rgb(s) for s in self.games.states]
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:

@@ -54,10 +54,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gamecore.aec import BaseRawEnv
+from gamecore.aec import BaseRawEnv, IllegalActionError
 from gamecore.batched import RandomOpponent
 from gamecore.games import GAMES, game_key, get_game
-from gamecore.options import check_options
+from gamecore.options import check_options, short_repr
 from gamecore.protocol import H_CURRENT, GameSpec
 
 Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -66,6 +66,15 @@ Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
 NAMED_OPPONENTS: dict[str, Callable[[int | None], Opponent]] = {"random": RandomOpponent}
 
 _OWN_KEYWORDS = ("learner_seat", "opponent", "illegal", "flatten", "reward_mode", "render_mode", "viewer")
+
+
+def _no_time(action: Any, who: str) -> Any:
+    """``action`` unless it is a NumPy time value (``np.timedelta64(5)`` converts to 5, but it is no
+    action)."""
+    if isinstance(action, (np.timedelta64, np.datetime64)) or (
+            isinstance(action, np.ndarray) and action.dtype.kind in "mM"):
+        raise IllegalActionError(f"{who} must act with an integer action, got {short_repr(action)}")
+    return action
 
 
 def raw_env_class(game: str | GameSpec) -> type[BaseRawEnv]:
@@ -80,7 +89,7 @@ def make_opponent(opponent: Opponent | str, seed: int | None) -> tuple[Opponent,
         if opponent not in NAMED_OPPONENTS:
             raise ValueError(
                 f"opponent must be a callable (obs, masks) -> actions or one of {sorted(NAMED_OPPONENTS)}, "
-                f"got {opponent!r}"
+                f"got {short_repr(opponent)}"
             )
         return NAMED_OPPONENTS[opponent](seed), True
     if not callable(opponent):
@@ -122,14 +131,16 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal = illegal
         self.render_mode = render_mode
         if not isinstance(flatten, (bool, np.bool_)):
-            raise TypeError(f"flatten must be True or False, got {flatten!r}")
+            raise TypeError(f"flatten must be True or False, got {short_repr(flatten)}")
         self.flatten = bool(flatten)
         if learner_seat != "rotate" and not (
             isinstance(learner_seat, (int, np.integer))
             and not isinstance(learner_seat, (bool, np.bool_))
             and 0 <= learner_seat < self.num_players
         ):
-            raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{self.num_players - 1}, got {learner_seat!r}")
+            raise ValueError(
+                f"learner_seat must be 'rotate' or a seat 0..{self.num_players - 1}, got {short_repr(learner_seat)}"
+            )
         self.learner_seat = learner_seat
         box = raw.observation_spaces[raw.possible_agents[0]]["observation"]
         shape = (int(np.prod(box.shape)),) if self.flatten else box.shape
@@ -175,7 +186,7 @@ class SingleAgentEnv(gymnasium.Env):
             agent = raw.possible_agents[mover]
             mask = raw._legal_mask().astype(bool)
             action = np.asarray(self.opponent(self._obs(mover)[None], mask[None])).reshape(-1)[0]
-            raw.step(action)
+            raw.step(_no_time(action, f"the opponent ({agent})"))
             reward += raw.rewards.get(self._agent, 0.0)
             if raw.infos.get(agent, {}).get("illegal_action"):
                 extra["forfeit_by"] = mover
@@ -187,7 +198,7 @@ class SingleAgentEnv(gymnasium.Env):
         options = dict(options or {})
         seat = options.pop("learner_seat", None)
         if options:
-            raise ValueError(f"reset options may only hold 'learner_seat', got {sorted(options)}")
+            raise ValueError(f"reset options may only hold 'learner_seat', got {short_repr(sorted(options))}")
         if seed is not None:
             self._games = 0
         if self._named_opponent and (seed is not None or not self._opponent_seeded):
@@ -197,7 +208,7 @@ class SingleAgentEnv(gymnasium.Env):
         if seat is not None:
             if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
                     or not 0 <= seat < self.num_players:
-                raise ValueError(f"learner_seat must be a seat 0..{self.num_players - 1}, got {seat!r}")
+                raise ValueError(f"learner_seat must be a seat 0..{self.num_players - 1}, got {short_repr(seat)}")
             self.seat = int(seat)
         elif self.learner_seat == "rotate":
             self.seat = self._games % self.num_players
@@ -219,7 +230,7 @@ class SingleAgentEnv(gymnasium.Env):
         raw = self.aec
         saved = raw.get_state()
         try:
-            raw.step(action)
+            raw.step(_no_time(action, self._agent))
             reward = raw.rewards.get(self._agent, 0.0)
             extra: dict[str, Any] = {}
             if raw.infos.get(self._agent, {}).get("illegal_action"):
