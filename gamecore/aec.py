@@ -248,7 +248,8 @@ class BaseRawEnv(AECEnv):
 
     def _action_int(self, action: Any, who: str) -> int:
         """An action as an int in range, or IllegalActionError naming ``who`` and the value."""
-        if action is None or isinstance(action, (bool, np.bool_)):
+        if action is None or isinstance(action, (bool, np.bool_)) or np.asarray(action).dtype.kind in "bmMUSV":
+            # a bool, a time (np.timedelta64(5) == 5), a string, bytes: never an action
             raise IllegalActionError(f"{who} must act with an integer action, got {short_repr(action)}")
         if isinstance(action, (int, np.integer)):
             a = int(action)

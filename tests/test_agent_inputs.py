@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import GAME_NAMES, game_module, play_random
+from conftest import GAME_NAMES, boundscheck_env, game_module, play_random
 from gamecore import mcts as M
 from gamecore.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent, parse_spec
 from gamecore.batched import BatchedGames, RandomOpponent
@@ -21,7 +21,6 @@ from gamecore.options import short_repr
 from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
 
 HERE = Path(__file__).parent
-CACHE = Path(os.environ.get("FUZZ_CACHE_DIR", HERE.parent / ".numba-boundscheck-cache"))
 
 
 def position(name: str, steps: int = 5, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -329,9 +328,10 @@ def test_short_repr_keeps_short_values_and_cuts_long_ones():
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_every_agents_act_refuses_bad_input_with_boundscheck(name):
     """tests/fuzz_agents.py in a subprocess under NUMBA_BOUNDSCHECK=1 (a kernel reading out of bounds
-    kills that process, not pytest), with the bounds-checked cache of tests/test_fuzz.py."""
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(CACHE))
-    proc = subprocess.run([sys.executable, str(HERE / "fuzz_agents.py"), name, "11"], env=env, capture_output=True,
+    kills that process, not pytest), with the bounds-checked cache of tests/test_fuzz.py (its
+    kernels compiled once per run and game: ``conftest.boundscheck_env``)."""
+    proc = subprocess.run([sys.executable, str(HERE / "fuzz_agents.py"), name, "11"],
+                          env=boundscheck_env(name, ("aec", "agents")), capture_output=True,
                           text=True, timeout=3000)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert f"agent fuzz ok {name} cases=" in proc.stdout

@@ -221,6 +221,20 @@ def test_raw_env_rejects_bad_actions_without_changing_anything(game_name, bad):
     assert np.array_equal(env.get_state(), before)
 
 
+@pytest.mark.parametrize("kind", ["timedelta", "datetime", "timedelta array", "bool array", "bytes"])
+def test_raw_env_rejects_a_legal_action_number_given_as_a_time_or_a_flag(game_name, kind):
+    """np.timedelta64(5) == 5 and int() takes it: it still is no action."""
+    env = game_module(game_name).raw_env(num_players=low(game_name))
+    env.reset(seed=0)
+    a = env.legal_actions()[-1]
+    bad = {"timedelta": np.timedelta64(a), "datetime": np.datetime64(a, "s"), "timedelta array": np.array(a, "m8[s]"),
+           "bool array": np.array(True), "bytes": str(a).encode()}[kind]
+    before = env.get_state()
+    with pytest.raises(IllegalActionError, match="integer action"):
+        env.step(bad)
+    assert np.array_equal(env.get_state(), before)
+
+
 def test_raw_env_names_a_masked_out_action_and_the_player(game_name):
     env = game_module(game_name).raw_env(num_players=low(game_name))
     env.reset(seed=0)
