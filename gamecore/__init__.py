@@ -17,6 +17,7 @@
   :mod:`gamecore.cli` is ``python -m gamecore``.
 """
 
+from gamecore import registration as _registration  # noqa: F401  (registers every game's ids)
 from gamecore.protocol import GameSpec, Kernels
 
 __all__ = ["GameSpec", "Kernels"]

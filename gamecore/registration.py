@@ -1,11 +1,15 @@
-"""Registration with PettingZoo's and Gymnasium's registries: importing a game package makes
-``pettingzoo.make("aec", "<game>-v0", ...)`` and ``gymnasium.make("tabletop-rl-envs/<Game>-v0", ...)``
-(the single-agent env of :mod:`gamecore.single_agent`) work."""
+"""Registration with PettingZoo's and Gymnasium's registries: importing ``gamecore`` or any game
+package registers every game, so that ``pettingzoo.make("aec", "<game>-v0", ...)`` and
+``gymnasium.make("tabletop-rl-envs/<Game>-v0", ...)`` (the single-agent env of
+:mod:`gamecore.single_agent`) work for all of them. The entry points are ``"module:attr"`` strings:
+a game's package is imported (and its kernels loaded) only when an env of that game is made."""
 
 from __future__ import annotations
 
 import gymnasium
 import pettingzoo
+
+from gamecore.games import GAMES
 
 #: Gymnasium namespace of the single-agent envs (the distribution's name)
 GYMNASIUM_NAMESPACE = "tabletop-rl-envs"
@@ -27,3 +31,17 @@ def register_game(env_id: str, entry_point: str) -> None:
             entry_point="gamecore.single_agent:SingleAgentEnv",
             kwargs={"game": env_id.rpartition("-")[0]},
         )
+
+
+def env_id(name: str) -> str:
+    """The PettingZoo id of a game of :data:`gamecore.games.GAMES` (its ``GameSpec.env_id``)."""
+    return f"{name}-v0"
+
+
+def register_all() -> None:
+    """Register every game (idempotent)."""
+    for name, package in GAMES.items():
+        register_game(env_id(name), f"{package}:env")
+
+
+register_all()

@@ -69,3 +69,43 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for package in ["gamecore", *GAMES.values()]:
         assert f"{package}/py.typed" in names
+
+
+REGISTRY_PROBE = r"""
+import sys, gymnasium, pettingzoo
+import {module}
+from gamecore.games import GAMES
+loaded = sorted(p for p in GAMES.values() if p in sys.modules)
+ids = sorted(k for k in pettingzoo.aec_registry if k.endswith("-v0"))
+gym_ids = sorted(k for k in gymnasium.registry if k.startswith("tabletop-rl-envs/"))
+print(loaded, ids, gym_ids)
+"""
+
+
+@pytest.mark.parametrize("module", ["gamecore", "callisto_env", "cultivo_env"])
+def test_importing_any_game_package_or_gamecore_registers_every_game_and_compiles_none_other(module):
+    out = subprocess.run([sys.executable, "-c", REGISTRY_PROBE.format(module=module)], capture_output=True,
+                         text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    loaded, ids, gym_ids = (eval(part) for part in out.stdout.strip().replace("] [", "]|[").split("|"))
+    assert loaded == ([] if module == "gamecore" else [module])  # the other games stay unimported
+    assert ids == sorted(f"{g}-v0" for g in GAMES)
+    assert gym_ids == sorted(f"tabletop-rl-envs/{g.capitalize()}-v0" for g in GAMES)
+
+
+def test_every_game_env_id_is_the_registered_one():
+    from gamecore.games import get_game
+    from gamecore.registration import env_id
+
+    for name in GAMES:
+        assert get_game(name).env_id == env_id(name)
+
+
+def test_a_game_registered_by_another_package_makes_its_env():
+    probe = ("import callisto_env, gymnasium, pettingzoo\n"
+             "e = pettingzoo.make('aec', 'calcada-v0'); e.reset(seed=0)\n"
+             "g = gymnasium.make('tabletop-rl-envs/Calcada-v0'); g.reset(seed=0)\n"
+             "print(type(e.unwrapped).__module__, g.unwrapped.game.name)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[0].startswith("calcada_env")
