@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -156,6 +157,13 @@ def _cache_files() -> list[Path]:
     return [f for pkg in PROJECT_PACKAGES for f in (ROOT / pkg / "__pycache__").glob("*.nbi")]
 
 
+def _kernel_name(index: Path) -> str:
+    """``calimala_env.rules.recount_board`` from the path of its cache index file."""
+    folder = index.parent
+    package = folder.parent.name if folder.name == "__pycache__" else re.sub(r"_[0-9a-f]{40}$", "", folder.name)
+    return f"{package}.{index.name.rsplit('-', 1)[0]}"
+
+
 def pytest_terminal_summary(terminalreporter):
     if not _WARM:
         return
@@ -164,6 +172,6 @@ def pytest_terminal_summary(terminalreporter):
     what = ", ".join(f"{g} {s:.0f} s" for g, s in compiled.items()) if compiled else "all cached"
     terminalreporter.write_line(f"kernels compiled before the workers started in {wall:.1f} s ({what})")
     # what the workers still compiled (a kernel specialisation the warm-up does not reach)
-    later = sorted({f.name.split(".")[0] for f in _cache_files() if f.stat().st_mtime > done})
+    later = sorted({_kernel_name(f) for f in _cache_files() if f.stat().st_mtime > done})
     terminalreporter.write_line(f"kernels the workers compiled after that: {len(later)}"
                                 + (f" ({', '.join(later[:12])}{', ...' if len(later) > 12 else ''})" if later else ""))

@@ -120,6 +120,11 @@ def test_shell_commands_are_valid(heading, argv):
         from gamecore.cli import _parser
 
         _parser().parse_args(argv[3:])  # SystemExit here: the README shows arguments the CLI refuses
+    elif argv[:3] == ["python", "-m", "pytest"] and len(argv) > 4:
+        # the fast lane: the test command with a selection by a marker pyproject.toml registers
+        assert argv[3:] == ["-q", "-m", "not slow"], argv
+        markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+        assert any(m.startswith("slow:") for m in markers)
     elif argv[:2] == ["python", "-m"]:
         assert argv[2:] == ["pytest", "-q"]
         assert "python -m pytest -q" in (ROOT / ".ci" / "run").read_text(), ".ci/run runs the README's test command"
