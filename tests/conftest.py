@@ -96,9 +96,12 @@ def boundscheck_env(name: str, paths: tuple[str, ...] = ("aec",)) -> dict[str, s
     """The environment of a subprocess that runs ``name``'s kernels bounds-checked; the first call
     per run and game compiles them (under a lock, so a second worker waits instead of compiling
     them again), later ones find them cached."""
+    import numba
+
     from gamecore.warmup import warm_one
 
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(BOUNDSCHECK_CACHE))
+    cache = BOUNDSCHECK_CACHE / f"numba-{numba.__version__}"  # numba's cache holds one numba version
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(cache))
     warm_one(name, env, paths)
     return env
 

@@ -1,4 +1,4 @@
-"""Bad input to every agent's ``act()``, run by tests/test_agent_inputs.py under NUMBA_BOUNDSCHECK=1.
+"""Bad input to every agent's ``act()``, run by tests/test_agent_inputs.py in a subprocess.
 
     python tests/fuzz_agents.py GAME SEED
 

@@ -2,9 +2,9 @@
 
 Runs in a subprocess because NUMBA_BOUNDSCHECK is read when numba starts; one test per game and
 player count, so that pytest-xdist spreads them over the cores. The bounds-checked machine code is
-cached in a stable directory of its own (``.numba-boundscheck-cache`` at the repository root, or
-``FUZZ_CACHE_DIR``), apart from the normal cache, and compiled once per run and game by the first
-test that needs it (``conftest.boundscheck_env``).
+cached in a stable directory of its own (``.numba-boundscheck-cache/numba-<version>`` at the
+repository root, or under ``FUZZ_CACHE_DIR``), apart from the normal cache, and compiled once per
+run and game by the first test that needs it (``conftest.boundscheck_env``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from conftest import GAME_PLAYERS, boundscheck_env, interleaved
 
 HERE = Path(__file__).parent
 GAMES_PER_PLAYER_COUNT = int(os.environ.get("FUZZ_GAMES", "300"))
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.boundscheck]
 
 
 @pytest.mark.parametrize("name,players", interleaved(GAME_PLAYERS))

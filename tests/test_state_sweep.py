@@ -23,6 +23,7 @@ STATES_PER_PHASE = {"callisto": 6, "calcada": 3, "calimala": 2, "cultivo": 1}
 
 
 @pytest.mark.slow
+@pytest.mark.boundscheck
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_corrupted_slots_are_refused_or_play_on_safely(name):
     proc = subprocess.run(
