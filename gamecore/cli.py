@@ -118,7 +118,7 @@ def _agents(specs: list[str], spec: GameSpec, seeds: list[int], flag: str) -> li
     for text, seed in zip(specs, seeds, strict=True):
         try:
             out.append(make_agent(text, spec, seed=seed))
-        except (TypeError, ValueError, OSError, MemoryError) as exc:
+        except (TypeError, ValueError, OSError, MemoryError, ImportError) as exc:  # ppo without sb3-contrib
             message = _one_line(exc)
             _fail(flag, message if text in message else f"{short_repr(text)}: {message}")
     return out
