@@ -131,12 +131,7 @@ class Agent:
             _some_legal(m)
             if seats is None:
                 return m, None, None
-            s = np.asarray(seats)
-            if s.dtype.kind not in "iu":
-                raise TypeError(f"seats must be an integer array, got dtype {s.dtype}")
-            if s.shape != (b,):
-                raise ValueError(f"seats must have shape ({b},), one per mask, got {s.shape}")
-            wrong = np.flatnonzero(~((s >= 0) & (s < self.game.max_players)))
+            s, wrong = M.seat_array(seats, b, self.game.max_players, "mask")
             if len(wrong):
                 i = int(wrong[0])
                 raise ValueError(f"seats[{i}] is {short_repr(s[i].item())}, not a seat "

@@ -458,12 +458,7 @@ def check_search(K: ModuleType | GameSpec, states: Any, seats: Any = None,
     deciders = st[:, H_CURRENT].copy()
     if seats is None:
         return st, deciders, legal
-    s = np.asarray(seats)
-    if s.dtype.kind not in "iu":
-        raise TypeError(f"seats must be an integer array, got dtype {s.dtype}")
-    if s.shape != (b,):
-        raise ValueError(f"seats must have shape ({b},), one per state, got {s.shape}")
-    wrong = np.flatnonzero(~((s >= 0) & (s < game.max_players)))
+    s, wrong = seat_array(seats, b, game.max_players, "state")
     if not len(wrong):
         wrong = np.flatnonzero(s.astype(np.int64) != deciders)
     if len(wrong):
@@ -471,6 +466,17 @@ def check_search(K: ModuleType | GameSpec, states: Any, seats: Any = None,
         raise ValueError(f"seats[{i}] is {short_repr(s[i].item())}; a search decides for the seat deciding in its "
                          f"state (H_CURRENT = {int(deciders[i])})")
     return st, deciders, legal
+
+
+def seat_array(seats: Any, b: int, max_players: int, per: str) -> tuple[np.ndarray, np.ndarray]:
+    """``seats`` as a (b,) integer array (TypeError / ValueError for another dtype or shape) and
+    the indices of the entries that are no seat 0..max_players-1."""
+    s = np.asarray(seats)
+    if s.dtype.kind not in "iu":
+        raise TypeError(f"seats must be an integer array, got dtype {s.dtype}")
+    if s.shape != (b,):
+        raise ValueError(f"seats must have shape ({b},), one per {per}, got {s.shape}")
+    return s, np.flatnonzero(~((s >= 0) & (s < max_players)))
 
 
 def _fits(what: str, per_search: int, rows: int) -> None:
