@@ -190,44 +190,28 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
 
 
 def make_progress_callback(total: int, stream: Any = None):
-    """Progress for ``total`` steps: a tqdm bar on a terminal; otherwise (a log file, a pipe, CI) a
-    plain line at every tenth of the way, so a redirected log gets at most ten lines and no
-    carriage-return noise. (SB3's own ``progress_bar=True`` also needs ``rich`` and always draws.)"""
+    """Progress for ``total`` steps (:class:`gamecore.progress.Progress`): a tqdm bar on a
+    terminal; otherwise (a log file, a pipe, CI) a plain line at every tenth of the way, so a
+    redirected log gets at most ten lines and no carriage-return noise. (SB3's own
+    ``progress_bar=True`` also needs ``rich`` and always draws.)"""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    stream = sys.stderr if stream is None else stream
-    tty = hasattr(stream, "isatty") and stream.isatty()
-    tqdm = None
-    if tty:
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:  # pragma: no cover - tqdm is part of the train extra
-            tqdm = None
+    from gamecore.progress import Progress
 
     class ProgressCallback(BaseCallback):
         def _on_training_start(self) -> None:
-            self.t0 = time.perf_counter()
-            self.next_tenth = 1
-            self.bar = tqdm(total=total, unit="step", dynamic_ncols=True, file=stream) if tqdm else None
+            self.progress = Progress(total, "step", stream=stream)
 
         def _on_step(self) -> bool:
-            if self.bar is not None:
-                self.bar.update(self.training_env.num_envs)
+            if self.progress.bar is not None:
+                self.progress.update(self.num_timesteps)
             return True
 
         def _on_rollout_end(self) -> None:
-            if self.bar is not None:
-                return
-            done = self.num_timesteps
-            if done * 10 >= self.next_tenth * total:
-                rate = done / max(time.perf_counter() - self.t0, 1e-9)
-                print(f"progress: {done}/{total} steps ({100 * done / total:.0f}%), {rate:.0f} steps/s",
-                      file=stream, flush=True)
-                self.next_tenth = done * 10 // total + 1
+            self.progress.update(self.num_timesteps)
 
         def _on_training_end(self) -> None:
-            if self.bar is not None:
-                self.bar.close()
+            self.progress.close()
 
     return ProgressCallback()
 

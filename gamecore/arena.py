@@ -88,8 +88,11 @@ def deals_side_by_side(seatings: int, games: int, parallel: int) -> tuple[int, i
 
 
 def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | None = None, games: int = 100,
-         seed: int = 0, parallel: int = 64, **options: Any) -> ArenaRun:
-    """Play the seat-rotated schedule (at least ``games`` games) and return every game's result."""
+         seed: int = 0, parallel: int = 64, progress: Callable[[int, int], None] | None = None,
+         **options: Any) -> ArenaRun:
+    """Play the seat-rotated schedule (at least ``games`` games) and return every game's result.
+    ``progress(done, total)`` is called as games finish (``python -m gamecore arena`` passes a
+    :class:`gamecore.progress.Progress`)."""
     spec = get_game(game)
     check_seed(seed)
     agents = [make_agent(a, spec, seed=seed * 1009 + j + 1) for j, a in enumerate(agents)]
@@ -113,6 +116,7 @@ def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | Non
                    think_decisions=[0] * len(agents))
     obs, masks = batch.reset(streams=streams)
     active = quota > 0
+    total = int(quota.sum())
     K = spec.kernels
     keys = np.zeros(n)
     rr = np.zeros(n)
@@ -145,6 +149,8 @@ def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | Non
             played[i] += 1
             if played[i] >= quota[i]:
                 active[i] = False
+        if progress is not None:
+            progress(len(run.results), total)
     run.seconds = time.perf_counter() - t0
     run.results.sort(key=lambda r: (r.deal, schedule.index(r.seating)))
     return run

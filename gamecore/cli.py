@@ -1,4 +1,5 @@
-"""``python -m gamecore``: arena, play, record, replay and the README tables.
+"""``python -m gamecore`` (or the console script ``tabletop-rl``): arena, play, record, replay and
+the README tables.
 
     python -m gamecore arena callisto --players 2 --agents random greedy mcts:200 ppo:runs/x.zip --games 400
     python -m gamecore play calcada --vs mcts:400                 # you are player_0
@@ -147,8 +148,8 @@ def _threads(k: int) -> None:
         pass
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m gamecore", description=__doc__.split("\n\n")[0],
+def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     games = sorted(GAMES)
@@ -163,6 +164,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--threads", type=int, default=2, help="numba threads for the searches")
     a.add_argument("--option", action="append", help="game option key=value (e.g. board_side=B)")
     a.add_argument("--json", type=Path, default=None, help="write the summary and every game here")
+    a.add_argument("--no-progress", action="store_true",
+                   help="no progress on stderr (default: a bar on a terminal, else a line every 10%%)")
 
     pl = sub.add_parser("play", help="play in the terminal against agents")
     pl.add_argument("game", choices=games)
@@ -211,6 +214,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def cmd_arena(args: argparse.Namespace) -> dict[str, Any]:
     from gamecore import arena
+    from gamecore.progress import Progress
 
     spec = get_game(args.game)
     seed = _seed(args.seed)
@@ -230,7 +234,13 @@ def cmd_arena(args: argparse.Namespace) -> dict[str, Any]:
     _, side = arena.deals_side_by_side(seatings, args.games, args.parallel)
     _seed(seed, span=side * seatings)  # the games of a batch take streams seed, seed + 1, ...
     _threads(args.threads)
-    run = arena.play(spec.name, agents, n, games=args.games, seed=seed, parallel=args.parallel, **options)
+    bar = None if args.no_progress else Progress(args.games, "game", label=f"arena {spec.name}")
+    try:
+        run = arena.play(spec.name, agents, n, games=args.games, seed=seed, parallel=args.parallel,
+                         progress=bar, **options)
+    finally:
+        if bar is not None:
+            bar.close()
     summary = arena.summarize(run)
     print(arena.format_table(summary))
     print(f"\n{summary['games']} games in {summary['seconds']:.0f} s")
@@ -305,7 +315,7 @@ def cmd_play(args: argparse.Namespace) -> Any:
 
 def cmd_record(args: argparse.Namespace) -> Any:
     from gamecore.agents import aec_action
-    from gamecore.replay import GameRecord, make_env
+    from gamecore.replay import GameRecord, make_env, outcome
 
     spec = get_game(args.game)
     seed = _seed(args.seed)
@@ -331,8 +341,14 @@ def cmd_record(args: argparse.Namespace) -> Any:
         a = aec_action(agents[env.agent_name_mapping[env.agent_selection]], env)
         rec.actions.append(env.action_to_string(a))
         env.step(a)
+    rec.result = outcome(spec.name, env.state_array)
     rec.save(args.out)
     print(f"{spec.name}: {len(rec.actions)} decisions in {time.perf_counter() - t0:.1f} s; wrote {args.out}")
+    res = rec.result
+    for s in sorted(range(n), key=lambda q: res["ranks"][q]):
+        print(f"  {res['ranks'][s]}. {spec.player_name(s):<10} {rec.seats[str(s)]:<14} score {res['scores'][s]}")
+    names = ", ".join(f"{spec.player_name(s)} ({rec.seats[str(s)]})" for s in res["winners"])
+    print(f"winner: {names}" if len(res["winners"]) == 1 else f"tied first: {names}")
     return rec
 
 
@@ -446,14 +462,19 @@ def _merge_tables(old: str, blocks: list[str], command: str) -> str:
     return f"{BEGIN}\n" + "\n\n".join(games[g] for g in sorted(games)) + f"\n{END}"
 
 
-def main(argv: list[str] | None = None) -> Any:
+def main(argv: list[str] | None = None, prog: str = "python -m gamecore") -> Any:
     """Run a command line; a bad argument ends it as argparse does: the usage, one ``error:``
     line on stderr, exit status 2 (no traceback)."""
-    args = _parser().parse_args(argv)
+    args = _parser(prog).parse_args(argv)
     try:
         return args.run(args)
     except (ValueError, OSError, MemoryError) as exc:
         args.parser.error(_one_line(exc))
+
+
+def console() -> None:
+    """The ``tabletop-rl`` console script (``[project.scripts]``): :func:`main` under that name."""
+    main(prog="tabletop-rl")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -463,4 +484,4 @@ def _one_line(exc: BaseException) -> str:
 
 COMMANDS = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay, "tables": cmd_tables}
 
-__all__ = ["main", "UsageError"]
+__all__ = ["main", "console", "UsageError"]

@@ -36,7 +36,22 @@ from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC
 from gamecore.replay import GameRecord, make_env, replay_env, short_repr
 from gamecore.rewards import rank_rewards
 
-HELP = (__doc__ or "").split("Type:", 1)[-1].strip("\n")
+
+
+def _plain_table(rst: str) -> str:
+    """An RST simple table of two columns (the docstring's) as plain text for the terminal: no
+    border lines, no ````literal```` marks, the second column aligned."""
+    lines = rst.strip("\n").splitlines()
+    border = next(ln for ln in lines if ln.startswith("="))
+    split = border.index(" ")  # the first column ends where the first run of = does
+    rows = [(ln[:split].strip().replace("``", ""), ln[split:].strip().replace("``", "")) for ln in lines
+            if not ln.startswith("=")]
+    width = max(len(a) for a, _ in rows) + 3
+    return "\n".join(f"  {a:<{width}}{b}" for a, b in rows)
+
+
+#: the commands at the prompt, as the ``?`` command prints them
+HELP = _plain_table((__doc__ or "").split("Type:", 1)[-1])
 LIST_ALL = 40  # longer move lists are grouped by their first word
 
 

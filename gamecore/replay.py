@@ -5,7 +5,12 @@ A record is what it takes to replay a game exactly: the game, its options, the s
 
     {"game": "calcada", "options": {"num_players": 2, "start_player": 0, "board_side": "A"},
      "seed": 7, "actions": ["declare blue on space 2 (number 4)", "take slot 1 (blue kiosk) to r3c4", ...],
-     "seats": {"0": "human", "1": "mcts:400"}}
+     "seats": {"0": "human", "1": "mcts:400"},
+     "result": {"scores": [31, 25], "ranks": [1, 2], "winners": [0], "rank_rewards": [1.0, -1.0]}}
+
+``result`` (written once the game is over, by :func:`outcome`) holds the final scores in game
+terms, each seat's place (1 = first; tied seats share the better place), the winning seats and the
+``rank`` rewards; a record of an unfinished game has none.
 
 ``play`` saves and loads records; ``record`` writes one for a game between agents; ``replay``
 turns one into an animated GIF or a PNG strip of frames drawn by the game's ``rgb_array`` renderer.
@@ -39,10 +44,14 @@ class GameRecord:
     seed: int
     actions: list[str] = field(default_factory=list)
     seats: dict[str, str] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, "game": self.game, "options": self.options, "seed": self.seed,
-                           "actions": self.actions, "seats": self.seats}, indent=1, ensure_ascii=False) + "\n"
+        d = {"format": FORMAT, "game": self.game, "options": self.options, "seed": self.seed,
+             "actions": self.actions, "seats": self.seats}
+        if self.result is not None:
+            d["result"] = self.result
+        return json.dumps(d, indent=1, ensure_ascii=False) + "\n"
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")
@@ -80,7 +89,10 @@ class GameRecord:
         seats = d.get("seats", {})
         if not isinstance(seats, dict):
             raise ValueError(f"not a game record: seats is an object, got {type(seats).__name__}")
-        return cls(spec.name, options, seed, list(actions), {str(k): str(v) for k, v in seats.items()})
+        result = d.get("result")
+        if result is not None and not isinstance(result, dict):
+            raise ValueError(f"not a game record: result is an object, got {type(result).__name__}")
+        return cls(spec.name, options, seed, list(actions), {str(k): str(v) for k, v in seats.items()}, result)
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
@@ -103,6 +115,24 @@ def _cut(text: str, limit: int) -> str:
 def short_repr(value: Any) -> str:
     """``repr`` of a value, cut short (error messages never echo huge values whole)."""
     return _cut(repr(value), 60)
+
+
+def outcome(game: str, state: np.ndarray) -> dict[str, Any]:
+    """The result of a finished game: final ``scores`` in game terms (ints where whole), each seat's
+    place in ``ranks`` (1 = first; tied seats share the better place, from the game's tie-breaks),
+    the ``winners`` (every seat placed first) and the ``rank_rewards`` the env pays."""
+    from gamecore.protocol import H_NPLAYERS
+    from gamecore.rewards import rank_rewards
+
+    kernels = get_game(game).kernels
+    n = int(state[H_NPLAYERS])
+    scores, keys, rewards = np.zeros(n), np.zeros(n), np.zeros(n)
+    kernels.scores(state, scores)
+    kernels.rank_keys(state, keys)
+    rank_rewards(keys, n, rewards)
+    ranks = [1 + int(np.sum(keys > keys[p])) for p in range(n)]
+    return {"scores": [int(x) if float(x).is_integer() else float(x) for x in scores], "ranks": ranks,
+            "winners": [p for p in range(n) if ranks[p] == 1], "rank_rewards": [float(x) for x in rewards]}
 
 
 def make_env(game: str, **options: Any):

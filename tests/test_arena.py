@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -103,6 +104,41 @@ def test_tables_for_some_games_keep_the_other_games_tables(tmp_path):
     assert "| calcada table |\n\n(`python -m gamecore tables --games 200`)" in text
     assert "old callisto table" not in text and text.index("calcada, 2") < text.index("callisto, 2 players")
     assert text.count("(`python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto") == 1
+
+
+def test_arena_progress_is_a_few_plain_lines_when_stderr_is_not_a_terminal(capsys):
+    main(["arena", "calcada", "--agents", "random", "greedy", "--games", "20", "--parallel", "4", "--threads", "1"])
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("arena calcada: ")]
+    assert 1 <= len(lines) <= 10, err
+    assert re.fullmatch(r"arena calcada: 20/20 games \(100%\), [0-9.]+ games/s", lines[-1]), lines
+    assert "\r" not in err
+    main(["arena", "calcada", "--agents", "random", "greedy", "--games", "2", "--threads", "1", "--no-progress"])
+    assert "arena calcada" not in capsys.readouterr().err
+
+
+def test_progress_draws_a_bar_on_a_terminal_and_plain_tenths_elsewhere():
+    import io
+
+    from gamecore.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    pytest.importorskip("tqdm")
+    tty = Terminal()
+    bar = Progress(10, "game", stream=tty)
+    bar(4, 40)  # the total is first known with the first report
+    bar.close()
+    assert "4/40" in tty.getvalue()
+    log = io.StringIO()
+    plain = Progress(100, "step", stream=log, label="p")
+    for done in range(0, 101, 3):
+        plain.update(done)
+    plain.update(100)
+    lines = log.getvalue().splitlines()
+    assert [ln.split()[1] for ln in lines] == [f"{k}/100" for k in (12, 21, 30, 42, 51, 60, 72, 81, 90, 100)]
 
 
 def test_the_arena_refuses_agents_that_share_a_name_and_bad_sizes():

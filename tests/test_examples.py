@@ -104,7 +104,7 @@ def test_train_progress_draws_a_bar_on_a_terminal():
     stream = Terminal()
     callback = train.make_progress_callback(100, stream=stream)
     callback._on_training_start()
-    assert callback.bar is not None
-    callback.bar.update(50)
+    assert callback.progress.bar is not None
+    callback.progress.update(50)
     callback._on_training_end()
     assert "50/100" in stream.getvalue()

@@ -69,6 +69,22 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for package in ["gamecore", *GAMES.values()]:
         assert f"{package}/py.typed" in names
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "[console_scripts]" in text and "tabletop-rl = gamecore.cli:console" in text
+
+
+def test_the_console_script_runs_the_cli_under_its_own_name():
+    """``pip install`` puts ``tabletop-rl`` beside the interpreter (CI installs every venv that way);
+    it is ``python -m gamecore`` under another name: same commands, its own name in the usage."""
+    script = Path(sys.executable).with_name("tabletop-rl")
+    assert script.is_file(), f"{script} missing: is the package installed in this venv (pip install -e .)?"
+    assert PYPROJECT["project"]["scripts"] == {"tabletop-rl": "gamecore.cli:console"}
+    help_ = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
+    assert help_.returncode == 0, help_.stderr
+    assert help_.stdout.startswith("usage: tabletop-rl ") and "arena" in help_.stdout and "record" in help_.stdout
+    bad = subprocess.run([str(script), "arena", "no-such-game"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "usage: tabletop-rl arena" in bad.stderr and "Traceback" not in bad.stderr
 
 
 REGISTRY_PROBE = r"""

@@ -29,6 +29,7 @@ def test_moves_by_code_and_name_undo_hints_and_errors(tmp_path):
     t, out = session("callisto", ["human", "greedy"], ["?", "pillar a1", "h", "u", "u", "7", "xyz", "999",
                                                         "pillar", f"save {save}", "q"], colour=False)
     assert "undo" in out and "hint" in out  # the help
+    assert "  ? / help   " in out and "``" not in out and "=====" not in out  # as plain text, not the RST source
     assert "player_0 plays: pillar a1" in out
     assert re.search(r"player_1 \(greedy\) plays: pillar \w\d+", out)
     assert re.search(r"hint \(greedy\): \d+  pillar \w\d+", out)
@@ -80,7 +81,22 @@ def test_record_and_replay_to_a_gif_and_a_strip(tmp_path, capsys):
     main(["record", "calcada", "--agents", "greedy", "random", "--seed", "5", "--out", str(rec_path)])
     rec = GameRecord.load(rec_path)
     assert rec.seats == {"0": "greedy", "1": "random"} and rec.options["num_players"] == 2
-    assert replay_env(rec).game_over
+    env = replay_env(rec)
+    assert env.game_over
+    # the outcome is in the record and printed: scores, places, winner, as the env scores the replay
+    scores = np.zeros(2)
+    env.unwrapped.game.kernels.scores(env.state_array, scores)
+    rewards = [env.rewards[a] for a in env.possible_agents]
+    res = rec.result
+    assert res["scores"] == [int(x) for x in scores] and res["rank_rewards"] == rewards
+    assert res["winners"] == [p for p in range(2) if rewards[p] == max(rewards)]
+    assert res["ranks"] == ([1, 1] if rewards[0] == rewards[1] else [1, 2] if rewards[0] > rewards[1] else [2, 1])
+    printed = capsys.readouterr().out
+    first = res["winners"][0]
+    assert f"1. player_{first}" in printed and f"score {res['scores'][first]}" in printed
+    assert (f"winner: player_{first} ({rec.seats[str(first)]})" in printed if len(res["winners"]) == 1
+            else "tied first: player_0 (greedy), player_1 (random)" in printed)
+    assert json.loads(rec_path.read_text())["result"] == res
     gif = tmp_path / "game.gif"
     main(["replay", str(rec_path), "--out", str(gif), "--every", "4"])
     with Image.open(gif) as im:
