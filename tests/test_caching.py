@@ -7,6 +7,7 @@ a copy of the project's packages where a test edits sources."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -49,7 +50,11 @@ def run_probe(game: str, cache_dir: Path | None, cwd: Path = ROOT, prelude: str 
     proc = subprocess.run([sys.executable, "-c", prelude + PROBE, game], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]), "stderr": proc.stderr}
+
+
+def notices(probe: dict) -> list[str]:
+    return [ln for ln in probe["stderr"].splitlines() if ln.startswith("tabletop-rl-envs: compiling")]
 
 
 def test_the_cache_stamps_are_installed():
@@ -95,6 +100,10 @@ def test_a_docstring_edit_recompiles_nothing_and_a_rules_edit_recompiles_what_us
     cache = tmp_path / "cache"
     base = run_probe("calcada", cache, cwd=proj)
     assert base["stats"]["misses"] >= 1
+    # a cold start says once per path, before compiling, what it is doing and about how long it takes
+    assert [re.sub(r"~\d+ s", "~N s", ln) for ln in notices(base)] == [
+        f"tabletop-rl-envs: compiling Calçada {what}kernels, once: ~N s (numba; later runs load them from the cache)"
+        for what in ("batched ", "")]
     rules = proj / "calcada_env" / "rules.py"
     layout = proj / "calcada_env" / "layout.py"
     # a docstring (and comments) edited, lines shifted: every kernel still loads from the cache
@@ -104,12 +113,14 @@ def test_a_docstring_edit_recompiles_nothing_and_a_rules_edit_recompiles_what_us
     assert rules.read_text() != text
     after_doc = run_probe("calcada", cache, cwd=proj)
     assert after_doc["stats"] == {"hits": 1, "misses": 0}
+    assert notices(after_doc) == []  # loading from the cache is silent
     # a rule edited in the data the kernels read: the batched kernels recompile and play the new rule
     lay = layout.read_text()
     assert "STARTING_BONUS = 2" in lay
     layout.write_text(lay.replace("STARTING_BONUS = 2", "STARTING_BONUS = 3"))
     after_rule = run_probe("calcada", cache, cwd=proj)
     assert after_rule["stats"]["misses"] >= 1
+    assert len(notices(after_rule)) == 2
     from calcada_env import layout as L
 
     assert base["state0"][L.BONUS] == 2 and after_rule["state0"][L.BONUS] == 3
