@@ -98,7 +98,7 @@ def run_row(make, path: str, game: str, players: int | str, key: str) -> Row:
         return skipped_row(path, game, players, f"FAILED: {type(exc).__name__}: {exc}", key)
     row.path, row.game, row.players, row.key = path, game, players, key
     if row.rate is not None:
-        log(f"  {'':<28} {'':<28} {row.rate:12,.0f} steps/s")
+        log(f"  {'':<28} {'':<28} {row.rate:12,.0f} steps/s in {row.seconds:.1f} s; {row.notes}")
     return row
 
 
@@ -311,12 +311,22 @@ def batched_step_row(
 def rollout_row(
     game: str, players: int, num_envs: int, threads: int, seconds: float, games_per_env: int, windows: int
 ) -> Row:
+    """Whole random games in one jitted call per window step. One call plays ``num_envs x
+    games_per_env`` games, so the batch is cut (to a power of two) where one call would outlast a
+    window (Cultivo's 1,024 whole games take tens of seconds): every row stays inside its budget."""
     from gamecore.batched import BatchedGames
 
-    BatchedGames(game, 2, seed=0, num_players=players).random_rollout(1, seed=999)  # compile/load
-    b = BatchedGames(game, num_envs, seed=0, num_players=players, num_threads=threads)
     perf = time.perf_counter
+    probe = BatchedGames(game, 8, seed=0, num_players=players, num_threads=threads)
+    probe.random_rollout(1, seed=999)  # compile / load
+    t0 = perf()
+    probe.random_rollout(1, seed=998)
+    per_game = (perf() - t0) / 8
     w = Windows(seconds, windows)
+    wanted = num_envs
+    while num_envs > 8 and per_game * num_envs * games_per_env > w.length:
+        num_envs //= 2
+    b = BatchedGames(game, num_envs, seed=0, num_players=players, num_threads=threads)
     calls = 0
     w.begin(perf())
     while True:
@@ -328,13 +338,14 @@ def rollout_row(
     games = calls * num_envs * games_per_env
     tot_steps, _ = w.total()
     steps, secs, _ = w.best()
+    cut = f" (cut from {wanted} to fit a {w.length:.2g} s window)" if num_envs < wanted else ""
     notes = (
-        f"N={num_envs} x {games_per_env} game(s) per call, {calls} call(s); "
+        f"N={num_envs}{cut} x {games_per_env} game(s) per call, {calls} call(s); "
         f"{tot_steps / games:.1f} decisions/game; no observations written"
     )
     if threads > 1:
         notes += f"; per thread {steps / secs / threads:,.0f}/s"
-    return w.row(notes, threads, {"num_envs": num_envs, "games": games, "calls": calls})
+    return w.row(notes, threads, {"num_envs": num_envs, "num_envs_asked": wanted, "games": games, "calls": calls})
 
 
 # --------------------------------------------------------------------------------------------

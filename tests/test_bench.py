@@ -1,0 +1,51 @@
+"""The benchmark script's own logic (no timings are asserted: the machines are noisy)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "benchmarks" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench"] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_players_default_to_every_count_and_quick_means_short_rows():
+    bench = load_bench()
+    args = bench.parse_args([])
+    assert args.players == "all" and args.seconds == 3.0 and args.cold_first_step
+    quick = bench.parse_args(["--quick"])
+    assert quick.seconds == 1.0 and not quick.cold_first_step
+    readme = (ROOT / "benchmarks" / "README.md").read_text()
+    assert "(default `all`: every count each game supports)" in readme
+
+
+def test_a_rollout_row_cuts_its_batch_where_one_call_would_outlast_the_window():
+    """One random_rollout call plays N whole games; with a window far shorter than 1,024 Cultivo
+    games, the row plays fewer games per call and says so."""
+    bench = load_bench()
+    row = bench.rollout_row("cultivo", 4, 1024, 1, 0.002, 1, 1)
+    assert row.extra["num_envs_asked"] == 1024 and row.extra["num_envs"] < 1024
+    assert f"N={row.extra['num_envs']} (cut from 1024 to fit" in row.notes
+    assert row.steps > 0
+
+
+def test_every_row_is_printed_as_it_finishes(capsys):
+    bench = load_bench()
+    assert bench.main(["--quick", "--games", "calcada", "--players", "2", "--seconds", "0.05", "--windows", "1",
+                       "--no-first-step", "--no-memory", "--no-peers", "--no-busy"]) == 0
+    captured = capsys.readouterr()
+    finished = [ln for ln in captured.err.splitlines() if "steps/s in " in ln]
+    # aec, batched step and random_rollout at each thread count, and the no-op floor
+    import numba
+
+    threads = 2 if numba.config.NUMBA_NUM_THREADS > 1 else 1
+    assert len(finished) == 1 + 2 * threads + 1, captured.err
+    assert "| aec " in captured.out and "random_rollout" in captured.out
