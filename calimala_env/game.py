@@ -1,4 +1,4 @@
-"""Python-side facts about Calimala for the shared wrappers (:class:`gamecore.GameSpec`), the JSON
+"""Python-side facts about Calimala for the shared wrappers (:class:`gamecore.protocol.GameSpec`), the JSON
 view, the conservation invariant and a builder of positions from text (for tests)."""
 
 from __future__ import annotations

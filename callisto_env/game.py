@@ -1,4 +1,4 @@
-"""Python-side facts about Callisto for the shared wrappers (:class:`gamecore.GameSpec`)."""
+"""Python-side facts about Callisto for the shared wrappers (:class:`gamecore.protocol.GameSpec`)."""
 
 from __future__ import annotations
 

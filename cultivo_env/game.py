@@ -1,4 +1,4 @@
-"""Python-side facts about Cultivo for the shared wrappers (:class:`gamecore.GameSpec`), and a builder
+"""Python-side facts about Cultivo for the shared wrappers (:class:`gamecore.protocol.GameSpec`), and a builder
 of positions from text for tests and examples (:func:`state_from_text`)."""
 
 from __future__ import annotations

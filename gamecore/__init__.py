@@ -2,10 +2,10 @@
 
 * :mod:`gamecore.jit`       -- the one place jit options are set.
 * :mod:`gamecore.rng`       -- a counter-free xorshift generator kept *inside* the state array.
-* :mod:`gamecore.protocol`  -- the kernel interface every game implements, and :class:`GameSpec`.
-* :mod:`gamecore.aec`       -- :class:`BaseRawEnv`, the PettingZoo AEC wrapper over a kernel.
-* :mod:`gamecore.batched`   -- :class:`BatchedGames` (N games in one array) and the SB3
-  :class:`SelfPlayVecEnv`.
+* :mod:`gamecore.protocol`  -- the kernel interface every game implements, and :class:`~gamecore.protocol.GameSpec`.
+* :mod:`gamecore.aec`       -- :class:`~gamecore.aec.BaseRawEnv`, the PettingZoo AEC wrapper over a kernel.
+* :mod:`gamecore.batched`   -- :class:`~gamecore.batched.BatchedGames` (N games in one array) and the SB3
+  :class:`~gamecore.sb3.SelfPlayVecEnv`.
 * :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
 * :mod:`gamecore.single_agent` -- one seat against fixed opponents as a ``gymnasium.Env``
   (``tabletop-rl-envs/<Game>-v0``).

@@ -1,6 +1,6 @@
 """PettingZoo AEC environment over a numba kernel: the behaviour all four games share.
 
-A game's ``raw_env`` is a three-line subclass of :class:`BaseRawEnv` naming its :class:`GameSpec`.
+A game's ``raw_env`` is a three-line subclass of :class:`BaseRawEnv` naming its :class:`~gamecore.protocol.GameSpec`.
 This class owns everything generic: agent names, spaces, seeding, the observation dict, masks that
 are zero for seats not deciding, terminal rewards, the illegal-action policy, dead steps, state
 save/restore, views, and the ``ansi`` / ``rgb_array`` / ``human`` render modes.
@@ -55,7 +55,7 @@ def short_repr(value: Any) -> str:
 
 
 class BaseRawEnv(AECEnv):
-    """Generic AEC env; a subclass sets ``game`` (a :class:`GameSpec` instance), which also names
+    """Generic AEC env; a subclass sets ``game`` (a :class:`~gamecore.protocol.GameSpec` instance), which also names
     it in ``metadata`` (``callisto-v0`` -> ``callisto_v0``)."""
 
     game: ClassVar[GameSpec]

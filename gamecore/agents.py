@@ -3,7 +3,7 @@
 One interface: an :class:`Agent` maps a batch of decisions to actions,
 
 ``agent.act(obs, masks, states=None, seats=None) -> actions``
-    ``obs`` (B, *obs_shape) int8: the deciding seats' observations; ``masks`` (B, A): their legal
+    ``obs`` ``(B, *obs_shape)`` int8: the deciding seats' observations; ``masks`` (B, A): their legal
     actions; ``states`` (B, STATE_LEN) int64 and ``seats`` (B,): the game states and the deciding
     seats, read only by search agents (``needs_state``), which search copies and first redeal
     what the seat cannot see (``resample``), so they never use hidden cards. Returns (B,) int64.

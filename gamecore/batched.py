@@ -140,7 +140,7 @@ class BatchedGames:
     ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
     default count. ``num_threads``: 1 (default), a fixed count, or ``"auto"``, see :class:`ThreadChooser`.
     Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
-    call): ``observations`` (N, *obs_shape) int8, ``masks`` (N, A) int8, ``legal_counts`` (N,) int64
+    call): ``observations`` ``(N, *obs_shape)`` int8, ``masks`` (N, A) int8, ``legal_counts`` (N,) int64
     (the number of legal actions in each mask), ``current_players`` (N,) int64, ``rewards``
     (N, num_players) float64 (non-zero only on the step that ended a game), ``dones`` (N,) bool,
     ``final_states`` (N, STATE_LEN) (the finished game, valid where done).

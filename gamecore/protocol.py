@@ -209,7 +209,7 @@ class GameSpec:
 
     def state_options(self, state: np.ndarray) -> dict[str, Any]:
         """The options a state records in its own slots (those ``check_state`` compares with the
-        params), read as they stand: :meth:`params_of_state` validates them."""
+        params), read as they stand: :meth:`~gamecore.protocol.GameSpec.params_of_state` validates them."""
         return {}
 
     def params_of_state(self, state: np.ndarray) -> np.ndarray:

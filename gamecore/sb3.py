@@ -40,7 +40,7 @@ _SNAPSHOT = (
 
 
 class SelfPlayVecEnv(VecEnv):
-    """Stable-Baselines3 ``VecEnv`` over :class:`BatchedGames` for one learning seat per game.
+    """Stable-Baselines3 ``VecEnv`` over :class:`~gamecore.batched.BatchedGames` for one learning seat per game.
 
     ``learner_seat="rotate"`` (default) makes the learner seat ``k mod n`` in the k-th game of each
     slot, so one policy learns every seat; an int fixes it. Rewards are the learner's terminal

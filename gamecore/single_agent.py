@@ -78,7 +78,7 @@ def _no_time(action: Any, who: str) -> Any:
 
 
 def raw_env_class(game: str | GameSpec) -> type[BaseRawEnv]:
-    """The ``raw_env`` class of a game of :data:`GAMES`."""
+    """The ``raw_env`` class of a game of :data:`~gamecore.games.GAMES`."""
     spec = get_game(game)
     return importlib.import_module(GAMES[game_key(spec.name)]).raw_env
 

@@ -125,6 +125,11 @@ def test_shell_commands_are_valid(heading, argv):
         assert argv[3:] == ["-q", "-m", "not slow"], argv
         markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
         assert any(m.startswith("slow:") for m in markers)
+    elif argv[:3] == ["python", "-m", "sphinx"]:
+        # the API reference's build (run for real by tests/test_docs.py), into an ignored folder
+        source, out = argv[-2:]
+        assert "-W" in argv and (ROOT / source / "conf.py").is_file(), argv
+        assert f"/{'/'.join(out.split('/')[:2])}/" in (ROOT / ".gitignore").read_text().splitlines(), out
     elif argv[:2] == ["python", "-m"]:
         assert argv[2:] == ["pytest", "-q"]
         assert "python -m pytest -q" in (ROOT / ".ci" / "run").read_text(), ".ci/run runs the README's test command"
