@@ -58,6 +58,9 @@ The mapping
   ``resample(state, player, seed)`` with ``seed`` drawn from ``sampler()`` (a float in [0, 1)):
   everything ``player`` cannot see is redealt and the generator reseeded; the seat's views are
   unchanged. It depends only on that seat's view and the seed, never on the hidden part.
+* ``action_to_string`` names the decider's action in full (as the env's does), so a record of
+  every seat's action strings is not a view; ``state.public_action_string(action, viewer)`` gives
+  what ``viewer`` learns of it (``GameSpec.public_action_string``).
 * ``history()`` is pyspiel's own list of every action taken, secret ones included (Calimala's kept
   scoring cards), like any OpenSpiel game's; it is not a view. pyspiel's ``serialize_state`` /
   ``deserialize_state`` replay it from ``new_initial_state()``, which is the next game of the
