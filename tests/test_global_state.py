@@ -237,6 +237,11 @@ def test_state_api(name):
     with pytest.raises(RuntimeError, match="reset"):
         mod.raw_env().state()
     env = mod.env()  # through the order-enforcing wrapper
+    assert env.state_space.shape == mod.raw_env().state_space.shape  # known before reset
+    with pytest.raises(AssertionError, match="reset"):
+        env.state()
+    with pytest.raises(RuntimeError, match="reset"):
+        BatchedGames(name, 2).global_states()
     env.reset(seed=3)
     raw = env.unwrapped
     assert isinstance(env.state_space, spaces.Box) and env.state_space.dtype == np.int8
