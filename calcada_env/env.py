@@ -85,6 +85,14 @@ in which nobody placed a tile. All seats terminate together.
 all-seeing view (`player=None`) adds each stack's order (`stack_top_first`); a seat's view never
 does.
 
+## Global state
+`env.state()` / `env.state_space` (PettingZoo's global state, for centralised critics): {GLOBAL_STATE}.
+It is seat 0's observation (seat blocks in absolute seat order, since `rel` is the seat for
+observer 0), then one-hot `H_CURRENT` (the decider), `H_OWNER` and `H_PHASE`, the `H_DONE` bits and
+`H_TERMINAL`: the same whoever decides. The stacks show only by size, never their order;
+`state(view="all")` is the same vector. Blocks: `env.unwrapped.global_state_layout().table()`; the
+design: `gamecore.global_state`.
+
 ## Version history
 * v0: first release.
 """
@@ -94,9 +102,12 @@ from __future__ import annotations
 from calcada_env import layout as L
 from calcada_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.global_state import describe
 from gamecore.layout import table_by_count
 
 __doc__ = (__doc__ or "").replace("{OBS_TABLE}", table_by_count(L.OBS, markdown=True))
+
+__doc__ = __doc__.replace("{GLOBAL_STATE}", describe(GAME))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

@@ -8,6 +8,7 @@ import numpy as np
 
 from calcada_env import layout as L
 from calcada_env import notation, render, rules
+from gamecore.layout import Layout
 from gamecore.options import short_repr
 from gamecore.protocol import (
     H_CURRENT,
@@ -67,6 +68,9 @@ class CalcadaGame(GameSpec):
 
     def obs_shape(self, params: np.ndarray) -> tuple[int, ...]:
         return (L.obs_len(int(params[L.P_PLAYERS])),)
+
+    def obs_layout(self, params: np.ndarray) -> Layout:
+        return L.OBS[int(params[L.P_PLAYERS])]
 
     def obs_high(self, params: np.ndarray) -> int:
         return 127

@@ -86,6 +86,17 @@ seat's own view adds its `hand`, `dealt_scoring_cards` and `kept_scoring_card`; 
 every seat's, the deck order (`deck_top_first`) and the scoring card put back unseen. Kept cards are
 shown to all once the game is over. Renders use the same viewers (default: public).
 
+## Global state
+`env.state()` / `env.state_space` (PettingZoo's global state, for centralised critics): {GLOBAL_STATE}.
+It is seat 0's observation less its own hand and scoring cards (seat blocks in absolute seat
+order, since `rel` is the seat for observer 0: every seat's hand size and publicly known cards
+stay), then one-hot `H_CURRENT` (the decider), `H_OWNER` and `H_PHASE`, the `H_DONE` bits and
+`H_TERMINAL`: the same whoever decides, with no hand, no dealt or kept scoring card and no deck
+order (kept cards revealed at the end are not added). `env.unwrapped.state(view="all")` (also
+`env.state(view="all")` through `env()`'s wrapper) adds `MY_HAND_s`, `MY_DEALT_s`, `MY_KEPT_s` for
+every seat s, for a critic given privileged information; still no deck order. Blocks:
+`env.unwrapped.global_state_layout(view).table()`; the design: `gamecore.global_state`.
+
 ## Version history
 * v0: first release.
 """
@@ -95,6 +106,7 @@ from __future__ import annotations
 from calimala_env import layout as L
 from calimala_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.global_state import describe
 from gamecore.layout import markdown_table
 
 
@@ -143,6 +155,8 @@ __doc__ = (
     .replace("{OBS_TABLE}", _obs_table())
     .replace("{ACTION_TABLE}", _action_table())
 )
+
+__doc__ = __doc__.replace("{GLOBAL_STATE}", describe(GAME))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

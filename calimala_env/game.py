@@ -9,6 +9,7 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import notation, render, rules
+from gamecore.layout import Layout
 from gamecore.options import short_repr
 from gamecore.protocol import (
     H_CURRENT,
@@ -66,6 +67,8 @@ class CalimalaGame(GameSpec):
     option_defaults = {"start_player": 0, "action_layout": None}
     phase_names = L.PHASE_NAMES
     hidden_information = True  # hands, kept scoring cards, deck order, unused scoring cards
+    #: the observer's hand, the scoring cards dealt to it, the one it kept (global state: gamecore.global_state)
+    private_obs_blocks = ("MY_HAND", "MY_DEALT", "MY_KEPT")
 
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]
@@ -98,6 +101,9 @@ class CalimalaGame(GameSpec):
 
     def obs_shape(self, params: np.ndarray) -> tuple[int, ...]:
         return (L.obs_len(int(params[L.P_PLAYERS])),)
+
+    def obs_layout(self, params: np.ndarray) -> Layout:
+        return L.OBS[int(params[L.P_PLAYERS])]
 
     def obs_high(self, params: np.ndarray) -> int:
         return 127

@@ -58,6 +58,14 @@ summed penalty in a match). An illegal action under `env()` (`illegal="lose"`) e
 `opening_pillar_turns_used`, `third_pillar_available`, `out`, `penalty`, `match_penalty`.
 Callisto has no hidden information, so every `player` sees the same dict (`viewer` names it).
 
+## Global state
+`env.state()` / `env.state_space` (PettingZoo's global state, for centralised critics): {GLOBAL_STATE}.
+It is seat 0's observation planes, flattened (`state[:S*S*C].reshape(S, S, C)`: plane groups in
+absolute seat order, since `rel` is the seat for observer 0), then one-hot `H_CURRENT` (the
+decider), `H_OWNER` and `H_PHASE`, the `H_DONE` bits and `H_TERMINAL`: the same whoever decides.
+Callisto hides nothing, so `state(view="all")` is the same vector. Blocks:
+`env.unwrapped.global_state_layout().table()`; the design: `gamecore.global_state`.
+
 ## Version history
 * v0: first release.
 """
@@ -67,9 +75,12 @@ from __future__ import annotations
 from callisto_env import layout as L
 from callisto_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.global_state import describe
 from gamecore.layout import table_by_count
 
 __doc__ = (__doc__ or "").replace("{OBS_TABLE}", table_by_count(L.OBS_PLANES, markdown=True))
+
+__doc__ = __doc__.replace("{GLOBAL_STATE}", describe(GAME))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

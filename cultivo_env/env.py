@@ -90,6 +90,14 @@ path, obligations, the amount being decided, the payment so far to the supply an
 slot, split, build field), `decisions`, `terminal`, `done_players`. Everything is public and the
 same for every viewer except `viewer="all"`, which adds `stack_top_first` and `out_of_game`.
 
+## Global state
+`env.state()` / `env.state_space` (PettingZoo's global state, for centralised critics): {GLOBAL_STATE}.
+It is seat 0's observation (seat blocks in absolute seat order, since `rel` is the seat for
+observer 0), then one-hot `H_CURRENT` (the decider), `H_OWNER` and `H_PHASE`, the `H_DONE` bits and
+`H_TERMINAL`: the same whoever decides. The face-down stack shows only by size, never its order or
+which pieces left the game; `state(view="all")` is the same vector. Blocks:
+`env.unwrapped.global_state_layout().table()`; the design: `gamecore.global_state`.
+
 ## Version history
 * v0: first release.
 """
@@ -99,6 +107,7 @@ from __future__ import annotations
 from cultivo_env import layout as L
 from cultivo_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.global_state import describe
 from gamecore.layout import markdown_table
 
 
@@ -129,6 +138,8 @@ __doc__ = (
     .replace("{OBS_3}", str(L.obs_len(3)))
     .replace("{OBS_4}", str(L.obs_len(4)))
 )
+
+__doc__ = __doc__.replace("{GLOBAL_STATE}", describe(GAME))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

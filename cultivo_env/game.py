@@ -9,6 +9,7 @@ import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import notation, render, rules
+from gamecore.layout import Layout
 from gamecore.options import short_repr
 from gamecore.protocol import (
     H_CURRENT,
@@ -75,6 +76,9 @@ class CultivoGame(GameSpec):
 
     def obs_shape(self, params: np.ndarray) -> tuple[int, ...]:
         return (L.obs_len(int(params[L.P_PLAYERS])),)
+
+    def obs_layout(self, params: np.ndarray) -> Layout:
+        return L.OBS[int(params[L.P_PLAYERS])]
 
     def obs_high(self, params: np.ndarray) -> int:
         return L.OBS_HIGH

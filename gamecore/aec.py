@@ -13,6 +13,17 @@ name) and ``illegal``: what a masked-out action does. ``"raise"`` (``raw_env``'s
 classic convention) ends the game at once with -1 for the mover and 0 for everyone else. An action
 outside the action space, or not an integer, always raises.
 
+``state()`` / ``state_space`` are PettingZoo's global state for centralised critics: one int8
+vector per position, the same whoever decides (seats in absolute order), holding what is public
+(the board, every seat's public holdings, the decider, the turn owner and the pending decision) and
+nothing any seat hides (no hand or secret card, no order of a face-down deck or stack, never the
+generator): seat 0's observation less the blocks that show only the observer's secrets, then the
+header (:mod:`gamecore.global_state` gives the design and why). ``state(view="all")`` adds every
+seat's private observation blocks, for a critic given privileged information (still no deck order
+or generator); ``global_state_space(view)`` / ``global_state_layout(view)`` describe either. A
+game ended by a forfeit (``illegal="lose"``) shows the position as it stood when it ended.
+:meth:`gamecore.batched.BatchedGames.global_states` gives the same rows for a batch.
+
 Seats that are out before the game ends (Callisto) are terminated at once, but they are stepped
 with ``None`` (and removed from ``agents``) only when the whole game ends, so that they still
 receive their terminal reward, which can depend on how the others finish.
@@ -28,6 +39,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from gamecore.global_state import global_state_view
 from gamecore.protocol import (
     H_CURRENT,
     H_DONE,
@@ -111,6 +123,8 @@ class BaseRawEnv(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        #: the Box of :meth:`state` (public view); ``global_state_space("all")`` for the other
+        self.state_space = self.global_state_space("public")
         self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
         self._state = np.zeros(self._kernels.STATE_LEN, dtype=np.int64)
         self._mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -311,6 +325,26 @@ class BaseRawEnv(AECEnv):
         mask = self._legal_mask().copy() if deciding else self._zero_mask.copy()
         return {"observation": obs.reshape(self._obs_shape), "action_mask": mask}
 
+    # ---- global state ----------------------------------------------------------------------
+    def state(self, view: str = "public") -> np.ndarray:
+        """The global state for centralised critics: one int8 vector, the same whoever decides
+        (seats in absolute order), holding what is public (board, every seat's public holdings,
+        decider, turn owner, pending decision) and nothing any seat hides (hands, secret cards,
+        the order of face-down decks and stacks, the generator); see :mod:`gamecore.global_state`.
+        ``view="all"`` adds every seat's private observation blocks (hands, secret cards: what the
+        seats know between them, for a privileged critic), still no deck order or generator."""
+        self._require_reset("state()")
+        return global_state_view(self.game, self._params, view).of_state(self._kernels, self._state)
+
+    def global_state_space(self, view: str = "public") -> spaces.Box:
+        """The ``Box`` of ``state(view)`` (``state_space`` is the public one)."""
+        return global_state_view(self.game, self._params, view).space
+
+    def global_state_layout(self, view: str = "public"):
+        """The named blocks of ``state(view)`` (a :class:`gamecore.layout.Layout`: ``names()``,
+        ``offset(name)``, ``table()``)."""
+        return global_state_view(self.game, self._params, view).layout
+
     # ---- people ----------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         """The action's name in the current position, e.g. ``"T5 r90 c5"``."""
@@ -442,6 +476,12 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    def state(self, view: str = "public") -> np.ndarray:
+        """The wrapped env's :meth:`BaseRawEnv.state`, ``view`` passed on."""
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return self.env.state(view)
 
 
 def wrap_env(raw: BaseRawEnv) -> AECEnv:

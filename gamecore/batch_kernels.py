@@ -1,7 +1,8 @@
 """The batched kernels of every game, built by one factory over the game's kernel module.
 
-``build(K)`` returns ``batch_reset``, ``batch_step`` and ``batch_random_rollout`` for the rules
-module ``K``; :func:`batch_pick_legal`, which serves every game, picks random legal actions. The
+``build(K)`` returns ``batch_reset``, ``batch_step``, ``batch_random_rollout`` and
+``batch_observe_seats`` (the observation entries of a global state, :mod:`gamecore.global_state`)
+for the rules module ``K``; :func:`batch_pick_legal`, which serves every game, picks random legal actions. The
 functions close over the *module* (not over its dispatchers): numba hashes a closure's cell
 contents into the cache key, a module pickles by name, so each game's batched kernels are cached
 across processes like any other kernel (``tests/test_caching.py`` checks it).
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+import numpy as np
 from numba import prange
 
 from gamecore.header import H_CURRENT, H_TERMINAL
@@ -22,7 +24,8 @@ _BUILT: dict[str, tuple] = {}
 
 
 def build(K: ModuleType) -> tuple:
-    """(batch_reset, batch_step, batch_random_rollout) for the rules module ``K`` (built once)."""
+    """(batch_reset, batch_step, batch_random_rollout, batch_observe_seats) for the rules module ``K``
+    (built once)."""
     if K.__name__ in _BUILT:
         return _BUILT[K.__name__]
 
@@ -78,7 +81,21 @@ def build(K: ModuleType) -> tuple:
                     total += 1
             decisions[i] = total
 
-    _BUILT[K.__name__] = (batch_reset, batch_step, batch_random_rollout)
+    @pjit
+    def batch_observe_seats(states, obs_len, index, bounds, out):
+        """``out[i, k] = observe(states[i], s)[index[k]]`` for ``bounds[s] <= k < bounds[s + 1]``:
+        chosen entries of chosen seats' observations, side by side (the observation part of a
+        global state; seats with an empty range are not observed). Columns from ``bounds[-1]`` on
+        are left as they are."""
+        for i in prange(states.shape[0]):
+            buf = np.zeros(obs_len, dtype=np.int8)
+            for s in range(bounds.shape[0] - 1):
+                if bounds[s + 1] > bounds[s]:
+                    K.observe(states[i], s, buf)
+                    for k in range(bounds[s], bounds[s + 1]):
+                        out[i, k] = buf[index[k]]
+
+    _BUILT[K.__name__] = (batch_reset, batch_step, batch_random_rollout, batch_observe_seats)
     return _BUILT[K.__name__]
 
 

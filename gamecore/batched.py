@@ -22,6 +22,7 @@ import numpy as np
 
 from gamecore.batch_kernels import batch_pick_legal, build
 from gamecore.games import get_game
+from gamecore.global_state import global_state_view
 from gamecore.options import check_options, short_repr
 from gamecore.protocol import GameSpec
 from gamecore.rewards import REWARD_MODES
@@ -203,8 +204,7 @@ class BatchedGames:
     @property
     def _k(self):
         # the kernels are looked up, not stored: modules cannot be pickled or deep-copied
-        reset, step, rollout = build(self.game.kernels)
-        return _Kernels(reset, step, rollout)
+        return _Kernels(*build(self.game.kernels))
 
     @property
     def observations(self) -> np.ndarray:
@@ -408,15 +408,37 @@ class BatchedGames:
                                  decisions)
         return int(decisions.sum())
 
+    def global_states(self, view: str = "public") -> np.ndarray:
+        """The global state of every game's current position, as a new (N, size) int8 array: row
+        ``i`` equals ``env.state(view)`` of an AEC env in game ``i``'s position (the position its
+        :attr:`observations` row belongs to). Public by default: seats in absolute order, nothing
+        any seat hides; ``view="all"`` adds every seat's private observation blocks. One jitted
+        pass over the batch (:mod:`gamecore.global_state` describes the layout)."""
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before global_states()")
+        gs = global_state_view(self.game, self.params, view)
+        out = np.zeros((self.num_envs, gs.size), dtype=np.int8)
+        self.threads.run_untimed(self._k.observe_seats, self.states, gs.obs_len, gs.index, gs.bounds, out)
+        gs.write_header(self.states, out)
+        return out
+
+    def global_state_space(self, view: str = "public"):
+        """The gymnasium ``Box`` of one row of :meth:`global_states` (dtype int8, exact bounds)."""
+        return global_state_view(self.game, self.params, view).space
+
+    def global_state_layout(self, view: str = "public"):
+        """The named blocks of one row of :meth:`global_states` (a :class:`gamecore.layout.Layout`)."""
+        return global_state_view(self.game, self.params, view).layout
+
     def __repr__(self) -> str:
         return f"BatchedGames({self.game.name!r}, num_envs={self.num_envs}, num_players={self.num_players})"
 
 
 class _Kernels:
-    __slots__ = ("reset", "step", "rollout")
+    __slots__ = ("reset", "step", "rollout", "observe_seats")
 
-    def __init__(self, reset, step, rollout) -> None:
-        self.reset, self.step, self.rollout = reset, step, rollout
+    def __init__(self, reset, step, rollout, observe_seats) -> None:
+        self.reset, self.step, self.rollout, self.observe_seats = reset, step, rollout, observe_seats
 
 
 class RandomOpponent:

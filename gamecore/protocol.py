@@ -121,7 +121,7 @@ from gamecore.header import (
     VIEW_PUBLIC,
     state_layout,
 )
-from gamecore.layout import rst_table
+from gamecore.layout import Layout, rst_table
 from gamecore.options import short_repr
 
 __doc__ = (__doc__ or "").replace("{HEADER_TABLE}", _HEADER.table())
@@ -161,6 +161,9 @@ class GameSpec:
     phase_names: tuple[str, ...] = ("turn",)
     #: True when some seat may not see part of the state (hands, stacks, secret cards)
     hidden_information: bool = False
+    #: observation blocks (names in :meth:`obs_layout`) that show the observer's own secrets
+    #: (its hand, its secret cards): left out of the public global state (:mod:`gamecore.global_state`)
+    private_obs_blocks: tuple[str, ...] = ()
 
     def hides_information(self, num_players: int) -> bool:
         """Whether some seat may not see part of the state at this player count (a game may hide
@@ -234,6 +237,12 @@ class GameSpec:
     def obs_high(self, params: np.ndarray) -> int:
         """Largest value any observation entry takes (the Box's ``high``)."""
         return 127
+
+    def obs_layout(self, params: np.ndarray) -> Layout | None:
+        """The flat observation's named blocks (covering it exactly), or None for an observation
+        that is not one flat sequence of blocks (Callisto's planes); a game with
+        :attr:`private_obs_blocks` must name its blocks."""
+        return None
 
     # ---- people ----------------------------------------------------------------------------
     def action_to_string(self, state: np.ndarray, action: int) -> str:

@@ -64,7 +64,7 @@ def warm_game(name: str, paths: tuple[str, ...] = PATHS, steps: int = 60) -> Non
     out = np.zeros(game.default_players)
     kernels.scores(state, out)
     kernels.rank_keys(state, out)
-    if "batched" in paths:  # reset, step, random actions, whole-game rollouts
+    if "batched" in paths:  # reset, step, random actions, global states, whole-game rollouts
         _warm_batched(name)
     if "agents" in paths:  # search agents, on the AEC env
         for spec in ("random", "greedy", "mcts:4"):
@@ -77,6 +77,7 @@ def _warm_batched(name: str) -> None:
     batch = BatchedGames(name, 2, seed=0)
     batch.reset()
     batch.step(batch.random_actions())
+    batch.global_states()
     batch.random_rollout(1)
 
 
