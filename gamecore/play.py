@@ -37,7 +37,6 @@ from gamecore.replay import GameRecord, make_env, replay_env, short_repr
 from gamecore.rewards import rank_rewards
 
 
-
 def _plain_table(rst: str) -> str:
     """An RST simple table of two columns (the docstring's) as plain text for the terminal: no
     border lines, no ````literal```` marks, the second column aligned."""

@@ -7,8 +7,8 @@ a copy of the project's packages where a test edits sources."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
