@@ -142,3 +142,23 @@ def test_shell_commands_are_valid(heading, argv):
         assert env == [] and "RAY_ADDRESS" in README  # run for real by tests/test_rllib.py
     else:
         pytest.fail(f"README command not checked by this test: {' '.join(argv)}")
+
+
+def test_the_quick_start_says_how_to_get_the_cpu_build_of_torch_before_its_commands():
+    """Copied as written on a CPU-only machine, the quick start must not pull a CUDA build: the
+    CPU build comes first (PyTorch's CPU index, or the wheel on the project's machines), and
+    .ci/run does the same before the README's install line."""
+    section = README[README.index("## Quick start"):]
+    before = section[: section.index("```bash")]
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in before
+    assert "pip install torch==2.13.0" in before
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.index('"torch==2.13.0"') < ci.index('pip install --quiet -e ".[dev,train]"')
+
+
+def test_the_readme_lists_every_core_dependency_with_its_lower_bound():
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    text = " ".join(README[README.index("The package needs Python"):].split()[:40])
+    for dep in deps:
+        name, bound = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", dep).groups()
+        assert re.search(rf"{name} {re.escape(bound)}\+", text, re.IGNORECASE), (dep, text)
