@@ -1,6 +1,8 @@
 """Ray RLlib: the ``gamecore.rllib`` adapter on every game and player count, RLlib's own env
-check, and ``examples/rllib_ppo.py`` training a few PPO iterations on each game, in a local Ray and
-through ``RAY_ADDRESS`` on a cluster started with ``ray start --head``.
+check, the masked module (masks in every forward pass, no deprecated RLlib API), and
+``examples/rllib_ppo.py`` training a few PPO iterations on each game in a local Ray, failing loudly
+when an iteration samples nothing, and shipping its code to a two-node cluster through
+``RAY_ADDRESS`` and ``--ship-code``.
 
 Runs in the RLlib virtual environment of ``.ci/run`` (``pip install -e ".[rllib]"``); skipped
 where Ray is not installed.
@@ -8,6 +10,7 @@ where Ray is not installed.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -29,7 +32,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 from test_examples import load_script  # noqa: E402
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_random  # noqa: E402
-from gamecore.rllib import RLlibEnv  # noqa: E402
+from gamecore.rllib import MaskedPPOTorchRLModule, RLlibEnv, action_masking_module_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "--iterations 2 --batch-size 200 --minibatch-size 100 --epochs 1 --hidden 32 --eval-games 4"
@@ -80,18 +83,103 @@ def test_rllib_env_illegal_action_and_options(game_name):
     assert shaped.observation_spaces["player_0"]["observations"].shape == raw_shape
 
 
-def test_rllibs_own_pettingzoo_wrapper_does_not_fit_its_action_masking_module(game_name):
+def test_rllibs_own_pettingzoo_wrapper_does_not_fit_the_masked_module(game_name):
     """Why the adapter exists: RLlib's PettingZooEnv passes the AEC dict on, whose keys and dtype
-    are not the ones ActionMaskingTorchRLModule reads."""
+    are not the ones the masked module (and RLlib's action-masking example) reads."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     wrapped = PettingZooEnv(game_module(game_name).env())
     space = wrapped.observation_spaces["player_0"]
     assert "observations" not in space.spaces and space["observation"].dtype == np.int8
     with pytest.raises(KeyError):
-        ActionMaskingTorchRLModule(observation_space=space, action_space=wrapped.action_spaces["player_0"],
-                                   model_config={})
+        MaskedPPOTorchRLModule(observation_space=space, action_space=wrapped.action_spaces["player_0"],
+                               model_config=_full_model_config())
+
+
+def _full_model_config(**kwargs):
+    """RLlib's default model config with ``kwargs``: what an algorithm hands a module it builds."""
+    import dataclasses
+
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    return dataclasses.asdict(DefaultModelConfig(**kwargs))
+
+
+def test_masked_module_masks_every_forward_pass():
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    env = RLlibEnv({"game": "calcada", "num_players": 3})
+    spec = action_masking_module_spec(_full_model_config(fcnet_hiddens=[16], head_fcnet_hiddens=[]))
+    spec.observation_space, spec.action_space = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    module = spec.build()
+    assert isinstance(module, MaskedPPOTorchRLModule) and module.observation_space == spec.observation_space
+    obs, _ = env.reset(seed=3)
+    (o,) = obs.values()
+    mask = torch.as_tensor(np.stack([o["action_mask"], np.zeros_like(o["action_mask"])]))
+    batch = {Columns.OBS: {"observations": torch.as_tensor(np.stack([o["observations"]] * 2)), "action_mask": mask}}
+    lowest = torch.finfo(torch.float32).min
+    for forward in (module.forward_inference, module.forward_exploration, module.forward_train):
+        logits = forward(dict(batch))[Columns.ACTION_DIST_INPUTS]
+        assert torch.all(logits[mask == 0] == lowest) and torch.all(logits[mask > 0] > lowest), forward
+        assert torch.isfinite(torch.distributions.Categorical(logits=logits).entropy()).all()  # all-zero row too
+    assert set(batch[Columns.OBS]) == {"observations", "action_mask"}, "the caller's batch is not changed"
+    values = module.compute_values(dict(batch))
+    assert values.shape == (2,) and torch.isfinite(values).all()
+    with pytest.raises(ValueError, match="action_mask"):
+        module.forward_inference({Columns.OBS: batch[Columns.OBS]["observations"]})
+
+
+# A subprocess, so that every RLlib module this run imports is imported (and logs its deprecation)
+# afresh, whatever the tests before it imported. RLlib logs deprecations through its logger
+# (`ray._common.deprecation`), not Python's warnings, so both are recorded.
+_DEPRECATION_PROBE = """
+import json, logging, warnings
+import ray  # configures Ray's loggers (which do not propagate to the root logger)
+records, seen = [], set()
+class Record(logging.Handler):
+    def emit(self, r):
+        if id(r) not in seen and "deprecat" in r.getMessage().lower():
+            seen.add(id(r))
+            records.append({"msg": r.getMessage(), "path": r.pathname})
+for name in ("", "ray"):
+    logging.getLogger(name).addHandler(Record())
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from gamecore.rllib import masked_ppo_config
+    config = masked_ppo_config(PPOConfig(), {"game": "callisto"}, {"fcnet_hiddens": [16], "head_fcnet_hiddens": []})
+    config = (config.env_runners(num_env_runners=0).learners(num_learners=0)
+              .training(train_batch_size_per_learner=64, minibatch_size=64, num_epochs=1).debugging(log_level="WARN"))
+    algo = config.build_algo()
+    steps = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+    algo.stop()
+    logged = len(records)
+    ours = records[:] + [{"msg": str(w.message), "path": w.filename} for w in caught
+                         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning))]
+    # the control: what the adapter built on before, RLlib's example module, is caught by this probe
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+print(json.dumps({"steps": steps, "ours": ours, "control": records[logged:]}))
+"""
+
+
+def test_masked_ppo_config_trains_without_deprecated_rllib_api():
+    """Building ``masked_ppo_config`` and one training iteration log no RLlib deprecation, except the one
+    ``RLModule.__init__`` logs for every module, RLlib's default PPO module too (it builds an
+    ``RLModuleConfig`` for backward compatibility). The probe's control: importing RLlib's example
+    ``ActionMaskingTorchRLModule`` (the adapter's module before) logs a deprecation it catches."""
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-c", _DEPRECATION_PROBE], capture_output=True, text=True, env=env,
+                         cwd=tempfile.gettempdir(), timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    probe = json.loads(run.stdout.strip().splitlines()[-1])
+    assert probe["steps"] >= 64
+    rllib_internal = [r for r in probe["ours"]
+                      if r["path"].endswith("ray/rllib/core/rl_module/rl_module.py") and "RLModule(config=" in r["msg"]]
+    assert [r for r in probe["ours"] if r not in rllib_internal] == []
+    assert any("PPOTorchRLModule` has been deprecated" in r["msg"] for r in probe["control"]), probe["control"]
 
 
 @pytest.fixture(scope="module")
