@@ -227,6 +227,51 @@ def test_rllib_ppo_example_arguments():
         rllib_ppo.parse_args(["--minibatch-size", "500", "--batch-size", "100"])
 
 
+def test_rllib_ppo_example_sample_timeout_and_log_level():
+    rllib_ppo = load_script("rllib_ppo")
+    config = rllib_ppo.build_config(rllib_ppo.parse_args([]))  # 2000 steps, 2 runners: 1000 each
+    assert config.sample_timeout_s == rllib_ppo.MIN_SAMPLE_TIMEOUT_S == 300 and config.log_level == "WARN"
+    big = rllib_ppo.build_config(rllib_ppo.parse_args(["--batch-size", "40000", "--runners", "4"]))
+    assert big.sample_timeout_s == 10_000 * rllib_ppo.SECONDS_PER_STEP == 500
+    assert rllib_ppo.build_config(rllib_ppo.parse_args(["--sample-timeout", "0"])).sample_timeout_s is None
+    assert rllib_ppo.sample_timeout_s(rllib_ppo.parse_args(["--sample-timeout", "45"])) == 45
+    with pytest.raises(SystemExit):
+        rllib_ppo.parse_args(["--sample-timeout", "-1"])
+
+
+def test_rllib_ppo_example_checks_each_iteration_sampled_something():
+    rllib_ppo = load_script("rllib_ppo")
+    check, error = rllib_ppo.check_sampled, rllib_ppo.NothingSampledError
+    assert check(1, {"env_runners": {"num_env_steps_sampled_lifetime": 200.0}}, 0.0, 300.0) == 200
+    assert check(2, {"env_runners": {"num_env_steps_sampled_lifetime": 600.0}}, 200.0, 300.0) == 400
+    # what RLlib returns when every sample() timed out: the lifetime count as it was, nan metrics
+    stalled = {"env_runners": {"num_env_steps_sampled_lifetime": 600.0, "episode_len_mean": float("nan")}}
+    with pytest.raises(error, match=r"iteration 3 sampled no env steps \(--sample-timeout 60 s\)"):
+        check(3, stalled, 600.0, 60.0)
+    for first in ({"env_runners": {}}, {}):  # nothing sampled yet: no count at all
+        with pytest.raises(error, match=r"iteration 1 sampled no env steps \(no limit\)"):
+            check(1, first, 0.0, None)
+
+
+def test_rllib_ppo_example_stops_with_rllibs_warning_when_sampling_times_out(local_ray, capsys):
+    """A sample timeout no env runner can meet: RLlib's warning is logged (not hidden by the example's
+    log level) and the run stops after the first iteration instead of training on nothing."""
+    import logging
+
+    rllib_ppo = load_script("rllib_ppo")
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("ray.rllib").addHandler(handler)
+    try:
+        with pytest.raises(rllib_ppo.NothingSampledError, match=r"iteration 1 sampled no env steps \(--sample"):
+            rllib_ppo.main(["--runners", "1", "--sample-timeout", "0.001", *SMOKE.split()])
+    finally:
+        logging.getLogger("ray.rllib").removeHandler(handler)
+    assert any("No samples returned" in r.getMessage() for r in records), [r.getMessage() for r in records]
+    assert re.search(r"^iteration 1: 0 env steps, 0 episodes, mean length nan", capsys.readouterr().out, re.M)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
