@@ -20,7 +20,7 @@ package is not on any package index: either install it on every node from a clon
 -e ".[rllib]"``) or from a wheel built in one (``pip wheel --no-deps -w dist .``, then ``pip install
 "dist/tabletop_rl_envs-<version>-py3-none-any.whl[rllib]"`` on every node), or pass ``--ship-code``:
 Ray then uploads ``gamecore`` and the game packages with the job (its ``py_modules``), and the nodes
-need only ``ray[rllib]``, torch, numba, numpy, Gymnasium and PettingZoo in the same Python.
+need only ``ray[rllib]``, torch, numba, numpy, Gymnasium, PettingZoo and Pillow in the same Python.
 
 RLlib waits ``--sample-timeout`` seconds for each env runner's share of a batch; by default 0.05 s per
 env step of that share, at least 300 s (RLlib's own default, 60 s, runs out on a busy machine, and the
