@@ -1,20 +1,31 @@
-"""Self-play PPO with Ray RLlib: one policy shared by every seat, RLlib's action-masking module,
+"""Self-play PPO with Ray RLlib: one policy shared by every seat, masked by the env's action mask,
 sampling spread over several env runners -- on a laptop or on a Ray cluster, same command.
 
-    pip install -e ".[rllib]"
+    pip install -e ".[rllib]"                                     # in a clone of this repository
     python examples/rllib_ppo.py                                  # Callisto, 2 runners, local Ray
     python examples/rllib_ppo.py --game calcada --players 3 --runners 4 --iterations 50
 
     ray start --head                                              # or any running cluster:
     python examples/rllib_ppo.py --address auto --runners 8       # (RAY_ADDRESS works too)
 
-Every seat of every game is an agent mapped to the one ``shared`` module (an
-``ActionMaskingTorchRLModule``), so the policy plays against copies of itself. Each iteration
-prints one plain line (env steps, episodes, mean episode length, losses, seconds); at the end the
-greedy policy plays ``--eval-games`` games against uniformly random opponents, rotating seats, and
-the last line printed is its win rate. With ``--address`` (or ``RAY_ADDRESS``) Ray connects to that
-cluster instead of starting one; every node needs this package installed (``pip install
-"tabletop-rl-envs[rllib]"``) unless ``--ship-code`` sends the packages along with the job.
+Every seat of every game is an agent mapped to the one ``shared`` module
+(``gamecore.rllib.MaskedPPOTorchRLModule``: RLlib's default PPO network, masked-out actions' logits
+set to the lowest float), so the policy plays against copies of itself. Each iteration prints one
+plain line (env steps, episodes, mean episode length, losses, seconds); at the end the greedy policy
+plays ``--eval-games`` games against uniformly random opponents, rotating seats, and the last line
+printed is its win rate.
+
+With ``--address`` (or ``RAY_ADDRESS``) Ray connects to that cluster instead of starting one. The
+package is not on any package index: either install it on every node from a clone (``pip install
+-e ".[rllib]"``) or from a wheel built in one (``pip wheel --no-deps -w dist .``, then ``pip install
+"dist/tabletop_rl_envs-<version>-py3-none-any.whl[rllib]"`` on every node), or pass ``--ship-code``:
+Ray then uploads ``gamecore`` and the game packages with the job (its ``py_modules``), and the nodes
+need only ``ray[rllib]``, torch, numba, numpy, Gymnasium, PettingZoo and Pillow in the same Python.
+
+RLlib waits ``--sample-timeout`` seconds for each env runner's share of a batch; by default 0.05 s per
+env step of that share, at least 300 s (RLlib's own default, 60 s, runs out on a busy machine, and the
+iteration then trains on nothing). An iteration that samples no env step at all stops the run with
+an error (exit status 1) instead of printing ``nan`` losses. RLlib's warnings are shown.
 
 Needs the ``rllib`` extra (``ray[rllib]``, which pins its own Gymnasium release).
 """
@@ -35,6 +46,15 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from gamecore.games import GAMES  # noqa: E402
+
+#: the default sample timeout: this many seconds per env step an env runner samples per iteration ...
+SECONDS_PER_STEP = 0.05
+#: ... and at least this many (an env step with the module's forward pass takes about a millisecond)
+MIN_SAMPLE_TIMEOUT_S = 300.0
+
+
+class NothingSampledError(RuntimeError):
+    """A training iteration in which no env runner returned a single env step."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -58,6 +78,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs for a Ray started here (default: all)")
     p.add_argument("--ship-code", action="store_true", help="send this package to the cluster with the job")
     p.add_argument("--batch-size", type=int, default=2000, help="env steps per training iteration")
+    p.add_argument(
+        "--sample-timeout",
+        type=float,
+        default=None,
+        help="seconds RLlib waits for an env runner's share of the batch (0: no limit); default: "
+        f"{SECONDS_PER_STEP} s per env step of that share, at least {MIN_SAMPLE_TIMEOUT_S:.0f} s",
+    )
     p.add_argument("--minibatch-size", type=int, default=250, help="PPO minibatch size")
     p.add_argument("--epochs", type=int, default=4, help="PPO epochs per iteration")
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
@@ -71,6 +98,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             p.error(f"--{name.replace('_', '-')} must be positive")
     if args.runners < 0 or args.eval_games < 0:
         p.error("--runners and --eval-games must be >= 0")
+    if args.sample_timeout is not None and not args.sample_timeout >= 0:
+        p.error("--sample-timeout must be >= 0")
     if args.minibatch_size > args.batch_size:
         p.error("--minibatch-size must be <= --batch-size")
     try:
@@ -94,7 +123,8 @@ def start_ray(args: argparse.Namespace) -> bool:
 
     if ray.is_initialized():
         return False
-    kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "WARNING", "log_to_driver": False}
+    # the env runners' output (their warnings included) is printed here, prefixed with the actor
+    kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "WARNING"}
     if args.ship_code:
         import gamecore
 
@@ -108,7 +138,17 @@ def start_ray(args: argparse.Namespace) -> bool:
     return True
 
 
-def build_algo(args: argparse.Namespace):
+def sample_timeout_s(args: argparse.Namespace) -> float | None:
+    """RLlib's ``sample_timeout_s`` for ``args``: ``--sample-timeout`` (0: None, no limit), by default
+    :data:`SECONDS_PER_STEP` per env step of one env runner's share of the batch, at least
+    :data:`MIN_SAMPLE_TIMEOUT_S`."""
+    if args.sample_timeout is not None:
+        return float(args.sample_timeout) or None
+    share = -(-args.batch_size // max(args.runners, 1))
+    return max(MIN_SAMPLE_TIMEOUT_S, SECONDS_PER_STEP * share)
+
+
+def build_config(args: argparse.Namespace):
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from gamecore.rllib import masked_ppo_config
@@ -116,11 +156,12 @@ def build_algo(args: argparse.Namespace):
     env_config = {"game": args.game, "num_players": args.players}
     model_config = {"fcnet_hiddens": args.hidden, "head_fcnet_hiddens": []}
     config = masked_ppo_config(PPOConfig(), env_config, model_config)
-    config = (
+    return (
         config.env_runners(
             num_env_runners=args.runners,
             num_envs_per_env_runner=args.envs_per_runner,
             num_cpus_per_env_runner=1,
+            sample_timeout_s=sample_timeout_s(args),
         )
         .learners(num_learners=0)
         .training(
@@ -132,10 +173,34 @@ def build_algo(args: argparse.Namespace):
             lambda_=0.95,
             entropy_coeff=0.01,
         )
-        .debugging(seed=args.seed, log_level="ERROR")
+        .debugging(seed=args.seed, log_level="WARN")  # RLlib's warnings, e.g. "No samples returned"
         .reporting(min_time_s_per_iteration=0)
     )
-    return config.build_algo()
+
+
+def build_algo(args: argparse.Namespace):
+    return build_config(args).build_algo()
+
+
+def sampled_env_steps(result: dict[str, Any], lifetime_before: float) -> int:
+    """Env steps sampled in the iteration that returned ``result``: the growth of RLlib's lifetime
+    count (``env_runners/num_env_steps_sampled_lifetime``), which an iteration that sampled nothing
+    leaves unchanged (or absent, if no iteration has sampled yet)."""
+    runners = result.get("env_runners") or {}
+    return int(runners.get("num_env_steps_sampled_lifetime", lifetime_before) - lifetime_before)
+
+
+def check_sampled(i: int, result: dict[str, Any], lifetime_before: float, timeout: float | None) -> int:
+    """The env steps of iteration ``i``; raises :class:`NothingSampledError` if there were none."""
+    steps = sampled_env_steps(result, lifetime_before)
+    if steps <= 0:
+        limit = "no limit" if timeout is None else f"--sample-timeout {timeout:g} s"
+        raise NothingSampledError(
+            f"iteration {i} sampled no env steps ({limit}): no env runner returned its batch in time, "
+            "or none is healthy (see RLlib's warnings above); raise --sample-timeout, or give the env "
+            "runners more CPUs"
+        )
+    return steps
 
 
 def iteration_line(i: int, result: dict[str, Any], seconds: float) -> str:
@@ -197,37 +262,48 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     try:
         algo = build_algo(args)
-        where = args.address or "a local Ray"
-        print(
-            f"{args.game}, {args.players} players: PPO with action masking, one shared policy, "
-            f"{args.runners} env runners on {where} ({ray.cluster_resources().get('CPU', 0):.0f} CPUs)",
-            flush=True,
-        )
-        history = []
-        for i in range(1, args.iterations + 1):
-            t0 = time.perf_counter()
-            result = algo.train()
-            line = iteration_line(i, result, time.perf_counter() - t0)
-            history.append(result)
-            print(line, flush=True)
-        out: dict[str, Any] = {"iterations": len(history), "last": history[-1]}
-        if args.checkpoint is not None:
-            out["checkpoint"] = str(algo.save_to_path(str(args.checkpoint.resolve())))
-            print(f"saved {out['checkpoint']}", flush=True)
-        if args.eval_games:
-            ev = evaluate(args, module_player(algo.get_module("shared")), args.eval_games)
-            out["eval"] = ev
-            print(
-                f"win rate vs random: {ev['win_rate']:.2f} ({ev['games']} games, greedy shared policy, "
-                f"rotating seats; mean rank reward {ev['mean_reward']:+.2f})",
-                flush=True,
-            )
-        algo.stop()
-        return out
+        try:
+            return train(args, algo, ray.cluster_resources().get("CPU", 0))
+        finally:
+            algo.stop()
     finally:
         if started:
             ray.shutdown()
 
 
+def train(args: argparse.Namespace, algo: Any, cpus: float) -> dict[str, Any]:
+    where = args.address or "a local Ray"
+    print(
+        f"{args.game}, {args.players} players: PPO with action masking, one shared policy, "
+        f"{args.runners} env runners on {where} ({cpus:.0f} CPUs)",
+        flush=True,
+    )
+    history = []
+    lifetime = 0.0
+    for i in range(1, args.iterations + 1):
+        t0 = time.perf_counter()
+        result = algo.train()
+        line = iteration_line(i, result, time.perf_counter() - t0)
+        history.append(result)
+        print(line, flush=True)
+        lifetime += check_sampled(i, result, lifetime, algo.config.sample_timeout_s)
+    out: dict[str, Any] = {"iterations": len(history), "last": history[-1]}
+    if args.checkpoint is not None:
+        out["checkpoint"] = str(algo.save_to_path(str(args.checkpoint.resolve())))
+        print(f"saved {out['checkpoint']}", flush=True)
+    if args.eval_games:
+        ev = evaluate(args, module_player(algo.get_module("shared")), args.eval_games)
+        out["eval"] = ev
+        print(
+            f"win rate vs random: {ev['win_rate']:.2f} ({ev['games']} games, greedy shared policy, "
+            f"rotating seats; mean rank reward {ev['mean_reward']:+.2f})",
+            flush=True,
+        )
+    return out
+
+
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except NothingSampledError as exc:
+        sys.exit(f"error: {exc}")

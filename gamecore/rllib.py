@@ -1,13 +1,12 @@
 """Ray RLlib adapter: every game as a turn-based ``MultiAgentEnv`` for RLlib's new API stack
-(needs the ``rllib`` extra: ``pip install "tabletop-rl-envs[rllib]"``).
+(needs the ``rllib`` extra: ``pip install -e ".[rllib]"`` from a clone of this repository).
 
 What it fixes compared with wrapping the AEC env in RLlib's own ``PettingZooEnv``:
 
-* observations are ``{"observations": float32 Box, "action_mask": float32 Box}`` -- the keys and
-  dtype RLlib's action-masking module
-  (``ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule``)
-  expects, and a space RLlib's default encoders can build a network for once the module has taken
-  the mask out (a flat vector by default; ``flatten=False`` keeps the game's own shape);
+* observations are ``{"observations": float32 Box, "action_mask": float32 Box}``: :class:`MaskedPPOTorchRLModule`
+  (this module's own, on RLlib's ``DefaultPPOTorchRLModule``) feeds ``observations`` to RLlib's default
+  encoders (a flat vector by default; ``flatten=False`` keeps the game's own shape) and sets the logits of
+  masked-out actions to the lowest float; the keys are the ones RLlib's action-masking example module reads;
 * an illegal action follows ``illegal`` as for the AEC env, ``"lose"`` by default: RLlib's env
   check and an unmasked module sample actions regardless of the mask, which then end the game
   with -1 for the mover instead of crashing the env runner.
@@ -36,6 +35,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import torch
+from ray.rllib.algorithms.ppo.ppo_catalog import PPOCatalog
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core.columns import Columns
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from gamecore.games import get_game
@@ -122,13 +125,71 @@ class RLlibEnv(MultiAgentEnv):
         self.aec.close()
 
 
+class MaskedPPOCatalog(PPOCatalog):
+    """RLlib's PPO catalog for the ``observations`` part of a ``{"observations", "action_mask"}`` space:
+    the encoder sees the game's observation, never the mask."""
+
+    def __init__(self, observation_space: gym.Space, action_space: gym.Space, model_config_dict: dict) -> None:
+        if isinstance(observation_space, gym.spaces.Dict):
+            observation_space = observation_space["observations"]
+        super().__init__(observation_space, action_space, model_config_dict)
+
+
+def _split(batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The action mask, and a shallow copy of ``batch`` whose observations are the game's alone."""
+    obs = batch[Columns.OBS]
+    if not isinstance(obs, dict) or "action_mask" not in obs or "observations" not in obs:
+        raise ValueError(
+            'MaskedPPOTorchRLModule needs {"observations": ..., "action_mask": ...} observations '
+            f"(gamecore.rllib.RLlibEnv's), got {type(obs).__name__} {sorted(obs) if isinstance(obs, dict) else ''}"
+        )
+    return obs["action_mask"], {**batch, Columns.OBS: obs["observations"]}
+
+
+def _masked(out: dict[str, Any], mask: Any) -> dict[str, Any]:
+    logits = out[Columns.ACTION_DIST_INPUTS]
+    # the lowest finite float, not -inf: an all-zero mask (a game's final observation) gives equal
+    # probabilities, and the entropy and log-probabilities of the loss stay finite
+    out[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, torch.finfo(logits.dtype).min)
+    return out
+
+
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    """RLlib's default PPO torch module (``DefaultPPOTorchRLModule``: encoder, policy and value heads
+    from ``PPOCatalog`` and ``model_config``) for :class:`RLlibEnv`'s dict observations: the networks
+    see ``observations``; in every forward pass the logits of actions whose ``action_mask`` entry is 0
+    are set to the lowest float, so sampling, greedy play and the PPO loss only see legal actions.
+
+    The module's ``observation_space`` stays the dict space (RLlib rebuilds the module from it on every
+    env runner and learner); only the catalog builds its networks for ``observations``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("catalog_class") is None:
+            kwargs["catalog_class"] = MaskedPPOCatalog
+        super().__init__(*args, **kwargs)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, inner = _split(batch)
+        return _masked(super()._forward(inner, **kwargs), mask)
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, inner = _split(batch)
+        return _masked(super()._forward_train(inner, **kwargs), mask)
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        if embeddings is None:
+            batch = _split(batch)[1]
+        return super().compute_values(batch, embeddings)
+
+
 def action_masking_module_spec(model_config: dict[str, Any] | None = None):
-    """An ``RLModuleSpec`` of RLlib's own action-masking PPO module (torch)."""
+    """An ``RLModuleSpec`` of :class:`MaskedPPOTorchRLModule` (RLlib's default model config keys:
+    ``fcnet_hiddens``, ``head_fcnet_hiddens``, ``vf_share_layers``, ...)."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     return RLModuleSpec(
-        module_class=ActionMaskingTorchRLModule,
+        module_class=MaskedPPOTorchRLModule,
+        catalog_class=MaskedPPOCatalog,
         model_config=dict(model_config or {"fcnet_hiddens": [128, 128], "head_fcnet_hiddens": []}),
     )
 
@@ -140,7 +201,7 @@ def shared_policy_mapping(agent_id: Any, episode: Any = None, **kwargs: Any) -> 
 
 def masked_ppo_config(config: Any, env_config: dict[str, Any], model_config: dict[str, Any] | None = None) -> Any:
     """``config`` (a ``PPOConfig``) set up for a game: :class:`RLlibEnv` with ``env_config``, one
-    policy shared by every seat, and RLlib's action-masking module. RLlib's env check stays on: it
+    policy shared by every seat, and :class:`MaskedPPOTorchRLModule`. RLlib's env check stays on: it
     steps sampled (unmasked) actions, which forfeit under the default ``illegal="lose"``."""
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
@@ -153,4 +214,12 @@ def masked_ppo_config(config: Any, env_config: dict[str, Any], model_config: dic
     )
 
 
-__all__ = ["RLlibEnv", "SHARED_POLICY", "action_masking_module_spec", "masked_ppo_config", "shared_policy_mapping"]
+__all__ = [
+    "MaskedPPOCatalog",
+    "MaskedPPOTorchRLModule",
+    "RLlibEnv",
+    "SHARED_POLICY",
+    "action_masking_module_spec",
+    "masked_ppo_config",
+    "shared_policy_mapping",
+]

@@ -1,6 +1,8 @@
 """Ray RLlib: the ``gamecore.rllib`` adapter on every game and player count, RLlib's own env
-check, and ``examples/rllib_ppo.py`` training a few PPO iterations on each game, in a local Ray and
-through ``RAY_ADDRESS`` on a cluster started with ``ray start --head``.
+check, the masked module (masks in every forward pass, no deprecated RLlib API), and
+``examples/rllib_ppo.py`` training a few PPO iterations on each game in a local Ray, failing loudly
+when an iteration samples nothing, and shipping its code to a two-node cluster through
+``RAY_ADDRESS`` and ``--ship-code``.
 
 Runs in the RLlib virtual environment of ``.ci/run`` (``pip install -e ".[rllib]"``); skipped
 where Ray is not installed.
@@ -8,6 +10,7 @@ where Ray is not installed.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -29,7 +32,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 from test_examples import load_script  # noqa: E402
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_random  # noqa: E402
-from gamecore.rllib import RLlibEnv  # noqa: E402
+from gamecore.rllib import MaskedPPOTorchRLModule, RLlibEnv, action_masking_module_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "--iterations 2 --batch-size 200 --minibatch-size 100 --epochs 1 --hidden 32 --eval-games 4"
@@ -80,18 +83,103 @@ def test_rllib_env_illegal_action_and_options(game_name):
     assert shaped.observation_spaces["player_0"]["observations"].shape == raw_shape
 
 
-def test_rllibs_own_pettingzoo_wrapper_does_not_fit_its_action_masking_module(game_name):
+def test_rllibs_own_pettingzoo_wrapper_does_not_fit_the_masked_module(game_name):
     """Why the adapter exists: RLlib's PettingZooEnv passes the AEC dict on, whose keys and dtype
-    are not the ones ActionMaskingTorchRLModule reads."""
+    are not the ones the masked module (and RLlib's action-masking example) reads."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     wrapped = PettingZooEnv(game_module(game_name).env())
     space = wrapped.observation_spaces["player_0"]
     assert "observations" not in space.spaces and space["observation"].dtype == np.int8
     with pytest.raises(KeyError):
-        ActionMaskingTorchRLModule(observation_space=space, action_space=wrapped.action_spaces["player_0"],
-                                   model_config={})
+        MaskedPPOTorchRLModule(observation_space=space, action_space=wrapped.action_spaces["player_0"],
+                               model_config=_full_model_config())
+
+
+def _full_model_config(**kwargs):
+    """RLlib's default model config with ``kwargs``: what an algorithm hands a module it builds."""
+    import dataclasses
+
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    return dataclasses.asdict(DefaultModelConfig(**kwargs))
+
+
+def test_masked_module_masks_every_forward_pass():
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    env = RLlibEnv({"game": "calcada", "num_players": 3})
+    spec = action_masking_module_spec(_full_model_config(fcnet_hiddens=[16], head_fcnet_hiddens=[]))
+    spec.observation_space, spec.action_space = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    module = spec.build()
+    assert isinstance(module, MaskedPPOTorchRLModule) and module.observation_space == spec.observation_space
+    obs, _ = env.reset(seed=3)
+    (o,) = obs.values()
+    mask = torch.as_tensor(np.stack([o["action_mask"], np.zeros_like(o["action_mask"])]))
+    batch = {Columns.OBS: {"observations": torch.as_tensor(np.stack([o["observations"]] * 2)), "action_mask": mask}}
+    lowest = torch.finfo(torch.float32).min
+    for forward in (module.forward_inference, module.forward_exploration, module.forward_train):
+        logits = forward(dict(batch))[Columns.ACTION_DIST_INPUTS]
+        assert torch.all(logits[mask == 0] == lowest) and torch.all(logits[mask > 0] > lowest), forward
+        assert torch.isfinite(torch.distributions.Categorical(logits=logits).entropy()).all()  # all-zero row too
+    assert set(batch[Columns.OBS]) == {"observations", "action_mask"}, "the caller's batch is not changed"
+    values = module.compute_values(dict(batch))
+    assert values.shape == (2,) and torch.isfinite(values).all()
+    with pytest.raises(ValueError, match="action_mask"):
+        module.forward_inference({Columns.OBS: batch[Columns.OBS]["observations"]})
+
+
+# A subprocess, so that every RLlib module this run imports is imported (and logs its deprecation)
+# afresh, whatever the tests before it imported. RLlib logs deprecations through its logger
+# (`ray._common.deprecation`), not Python's warnings, so both are recorded.
+_DEPRECATION_PROBE = """
+import json, logging, warnings
+import ray  # configures Ray's loggers (which do not propagate to the root logger)
+records, seen = [], set()
+class Record(logging.Handler):
+    def emit(self, r):
+        if id(r) not in seen and "deprecat" in r.getMessage().lower():
+            seen.add(id(r))
+            records.append({"msg": r.getMessage(), "path": r.pathname})
+for name in ("", "ray"):
+    logging.getLogger(name).addHandler(Record())
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from gamecore.rllib import masked_ppo_config
+    config = masked_ppo_config(PPOConfig(), {"game": "callisto"}, {"fcnet_hiddens": [16], "head_fcnet_hiddens": []})
+    config = (config.env_runners(num_env_runners=0).learners(num_learners=0)
+              .training(train_batch_size_per_learner=64, minibatch_size=64, num_epochs=1).debugging(log_level="WARN"))
+    algo = config.build_algo()
+    steps = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+    algo.stop()
+    logged = len(records)
+    ours = records[:] + [{"msg": str(w.message), "path": w.filename} for w in caught
+                         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning))]
+    # the control: what the adapter built on before, RLlib's example module, is caught by this probe
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+print(json.dumps({"steps": steps, "ours": ours, "control": records[logged:]}))
+"""
+
+
+def test_masked_ppo_config_trains_without_deprecated_rllib_api():
+    """Building ``masked_ppo_config`` and one training iteration log no RLlib deprecation, except the one
+    ``RLModule.__init__`` logs for every module, RLlib's default PPO module too (it builds an
+    ``RLModuleConfig`` for backward compatibility). The probe's control: importing RLlib's example
+    ``ActionMaskingTorchRLModule`` (the adapter's module before) logs a deprecation it catches."""
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-c", _DEPRECATION_PROBE], capture_output=True, text=True, env=env,
+                         cwd=tempfile.gettempdir(), timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    probe = json.loads(run.stdout.strip().splitlines()[-1])
+    assert probe["steps"] >= 64
+    rllib_internal = [r for r in probe["ours"]
+                      if r["path"].endswith("ray/rllib/core/rl_module/rl_module.py") and "RLModule(config=" in r["msg"]]
+    assert [r for r in probe["ours"] if r not in rllib_internal] == []
+    assert any("PPOTorchRLModule` has been deprecated" in r["msg"] for r in probe["control"]), probe["control"]
 
 
 @pytest.fixture(scope="module")
@@ -139,39 +227,139 @@ def test_rllib_ppo_example_arguments():
         rllib_ppo.parse_args(["--minibatch-size", "500", "--batch-size", "100"])
 
 
+def test_rllib_ppo_example_sample_timeout_and_log_level():
+    rllib_ppo = load_script("rllib_ppo")
+    config = rllib_ppo.build_config(rllib_ppo.parse_args([]))  # 2000 steps, 2 runners: 1000 each
+    assert config.sample_timeout_s == rllib_ppo.MIN_SAMPLE_TIMEOUT_S == 300 and config.log_level == "WARN"
+    big = rllib_ppo.build_config(rllib_ppo.parse_args(["--batch-size", "40000", "--runners", "4"]))
+    assert big.sample_timeout_s == 10_000 * rllib_ppo.SECONDS_PER_STEP == 500
+    assert rllib_ppo.build_config(rllib_ppo.parse_args(["--sample-timeout", "0"])).sample_timeout_s is None
+    assert rllib_ppo.sample_timeout_s(rllib_ppo.parse_args(["--sample-timeout", "45"])) == 45
+    with pytest.raises(SystemExit):
+        rllib_ppo.parse_args(["--sample-timeout", "-1"])
+
+
+def test_rllib_ppo_example_checks_each_iteration_sampled_something():
+    rllib_ppo = load_script("rllib_ppo")
+    check, error = rllib_ppo.check_sampled, rllib_ppo.NothingSampledError
+    assert check(1, {"env_runners": {"num_env_steps_sampled_lifetime": 200.0}}, 0.0, 300.0) == 200
+    assert check(2, {"env_runners": {"num_env_steps_sampled_lifetime": 600.0}}, 200.0, 300.0) == 400
+    # what RLlib returns when every sample() timed out: the lifetime count as it was, nan metrics
+    stalled = {"env_runners": {"num_env_steps_sampled_lifetime": 600.0, "episode_len_mean": float("nan")}}
+    with pytest.raises(error, match=r"iteration 3 sampled no env steps \(--sample-timeout 60 s\)"):
+        check(3, stalled, 600.0, 60.0)
+    for first in ({"env_runners": {}}, {}):  # nothing sampled yet: no count at all
+        with pytest.raises(error, match=r"iteration 1 sampled no env steps \(no limit\)"):
+            check(1, first, 0.0, None)
+
+
+def test_rllib_ppo_example_stops_with_rllibs_warning_when_sampling_times_out(local_ray, capsys):
+    """A sample timeout no env runner can meet: RLlib's warning is logged (not hidden by the example's
+    log level) and the run stops after the first iteration instead of training on nothing."""
+    import logging
+
+    rllib_ppo = load_script("rllib_ppo")
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("ray.rllib").addHandler(handler)
+    try:
+        with pytest.raises(rllib_ppo.NothingSampledError, match=r"iteration 1 sampled no env steps \(--sample"):
+            rllib_ppo.main(["--runners", "1", "--sample-timeout", "0.001", *SMOKE.split()])
+    finally:
+        logging.getLogger("ray.rllib").removeHandler(handler)
+    assert any("No samples returned" in r.getMessage() for r in records), [r.getMessage() for r in records]
+    assert re.search(r"^iteration 1: 0 env steps, 0 episodes, mean length nan", capsys.readouterr().out, re.M)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def test_rllib_ppo_example_runs_on_a_ray_cluster_through_ray_address():
-    """``ray start --head`` then the README's command with ``RAY_ADDRESS``: the job runs on the cluster."""
+def _start_node(ray_cli: str, args: list[str], env: dict[str, str], base: str, name: str) -> subprocess.Popen:
+    """``ray start ... --block`` in a process group of its own (the node and every process it starts),
+    its output in ``base/name.log``; returns once the node says it has started."""
+    log = Path(base, f"{name}.log")
+    with open(log, "w") as out:
+        node = subprocess.Popen(
+            [ray_cli, "start", "--block", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats",
+             "--temp-dir", f"{base}/{name}", *args],
+            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=base, start_new_session=True,
+        )
+    deadline = time.monotonic() + 180
+    while "Ray runtime started" not in log.read_text() and node.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if "Ray runtime started" not in log.read_text():
+        _stop_node(node)
+        pytest.fail(f"ray start {' '.join(args)} did not start:\n{log.read_text()[-3000:]}")
+    return node
+
+
+def _stop_node(node: subprocess.Popen) -> None:
+    """SIGTERM to ``ray start`` alone (it stops its raylet, GCS and workers in order, in a second or two;
+    SIGTERM to the whole group at once can leave the GCS waiting), then SIGKILL to whatever of its
+    process group is left: this node's processes, nothing else."""
+    node.terminate()
+    try:
+        node.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(node.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    node.wait(timeout=60)
+
+
+@pytest.mark.slow
+def test_rllib_ppo_example_ships_its_code_to_a_two_node_ray_cluster():
+    """The README's cluster commands on one machine: ``ray start --head``, a second node joining it
+    with ``ray start --address``, one CPU each, then ``RAY_ADDRESS=... rllib_ppo.py --ship-code`` with
+    two env runners of one CPU each, so that one runs on each node.
+
+    Both nodes run this venv's Python, which has the package installed; so that only shipped code can
+    work there, the nodes start with a ``PYTHONPATH`` whose ``gamecore`` and game packages raise on
+    import (ahead of the installed ones; Ray puts ``py_modules`` ahead of the node's ``PYTHONPATH``),
+    and the driver runs from a directory outside the checkout (Ray adds the driver's directory to the
+    workers' path); without ``--ship-code`` the env runners fail with the stand-ins' ImportError (checked
+    by hand: another cluster run would double the test's time). What one machine cannot show: nodes
+    without the package's dependencies, or with another Python. The cluster's token (Ray's token
+    authentication) is the test's own, in ``RAY_AUTH_TOKEN``, not ``~/.ray/auth_token``."""
+    import secrets
+
+    from gamecore.games import GAMES
+
     ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent)) or shutil.which("ray")
     assert ray_cli, "the ray command comes with ray[rllib]"
     port = _free_port()
-    temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths must fit in 107 characters
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    head = subprocess.Popen(
-        [ray_cli, "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(port),
-         "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", temp],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
-    )
+    base = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths must fit in 107 characters
+    poison = Path(base, "p")
+    for package in ("gamecore", *GAMES.values()):
+        (poison / package).mkdir(parents=True)
+        (poison / package / "__init__.py").write_text(
+            f"raise ImportError('{package} imported from the node, not shipped with the job')\n")
+    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32), "RAY_USAGE_STATS_ENABLED": "0"}
+    node_env = {**os.environ, **auth, "PYTHONPATH": str(poison)}
+    blocked = subprocess.run([sys.executable, "-c", "import gamecore"], capture_output=True, text=True,
+                             env=node_env, cwd=base)
+    assert "not shipped with the job" in blocked.stderr, "the nodes' Python must not find the installed package"
+    address = f"127.0.0.1:{port}"
+    nodes = []
     try:
-        env["RAY_ADDRESS"] = f"127.0.0.1:{port}"
-        cmd = [sys.executable, str(ROOT / "examples" / "rllib_ppo.py"), "--runners", "1", *SMOKE.split()]
-        for attempt in range(30):  # the head takes a few seconds to accept jobs
-            run = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-            if run.returncode == 0 or "ConnectionError" not in run.stderr or attempt == 29:
-                break
-            time.sleep(2)
-        assert run.returncode == 0, run.stderr[-3000:]
-        assert f"1 env runners on 127.0.0.1:{port}" in run.stdout
-        assert re.search(r"^win rate vs random: ", run.stdout, re.M), run.stdout
+        nodes.append(_start_node(ray_cli, ["--head", "--port", str(port), "--include-dashboard", "false"],
+                                 node_env, base, "head"))
+        nodes.append(_start_node(ray_cli, ["--address", address], node_env, base, "node2"))
+        smoke = SMOKE.replace("--iterations 2", "--iterations 1").replace("--eval-games 4", "--eval-games 0")
+        cmd = [sys.executable, str(ROOT / "examples" / "rllib_ppo.py"), "--ship-code", "--runners", "2", *smoke.split()]
+        run = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **auth, "RAY_ADDRESS": address},
+                             cwd=base, timeout=300)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+        assert f"2 env runners on {address} (2 CPUs)" in run.stdout, run.stdout
+        steps = re.search(r"^iteration 1: (\d+) env steps", run.stdout, re.M)
+        assert steps and int(steps.group(1)) >= 200, run.stdout
     finally:
-        os.killpg(head.pid, signal.SIGTERM)  # the head and the processes it started, nothing else
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(head.pid, signal.SIGKILL)
-        shutil.rmtree(temp, ignore_errors=True)
+        for node in reversed(nodes):
+            _stop_node(node)
+        shutil.rmtree(base, ignore_errors=True)
