@@ -233,10 +233,10 @@ _STAMPED = _install_stamped_locators()
 #: game's own kernels (the AEC env and everything else that steps one game), "batched" the
 #: BatchedGames / VecEnv kernels, "search" the greedy / MCTS agents' kernels
 COMPILE_SECONDS = {
-    "callisto_env": {"aec": 10, "batched": 15, "search": 10},
-    "calcada_env": {"aec": 8, "batched": 10, "search": 8},
-    "calimala_env": {"aec": 20, "batched": 20, "search": 15},
-    "cultivo_env": {"aec": 50, "batched": 45, "search": 35},
+    "callisto_env": {"aec": 14, "batched": 11, "search": 3},
+    "calcada_env": {"aec": 7, "batched": 10, "search": 6},
+    "calimala_env": {"aec": 30, "batched": 11, "search": 8},
+    "cultivo_env": {"aec": 68, "batched": 27, "search": 10},
 }
 _GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
                 "cultivo_env": "Cultivo"}
