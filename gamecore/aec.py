@@ -18,7 +18,7 @@ vector per position, the same whoever decides (seats in absolute order), holding
 (the board, every seat's public holdings, the decider, the turn owner and the pending decision) and
 nothing any seat hides (no hand or secret card, no order of a face-down deck or stack, never the
 generator): seat 0's observation less the blocks that show only the observer's secrets, then the
-header (:mod:`gamecore.global_state` gives the design and why). ``state(view="all")`` adds every
+header (``gamecore.global_state`` gives the design and why). ``state(view="all")`` adds every
 seat's private observation blocks, for a critic given privileged information (still no deck order
 or generator); ``global_state_space(view)`` / ``global_state_layout(view)`` describe either. A
 game ended by a forfeit (``illegal="lose"``) shows the position as it stood when it ended.
@@ -330,7 +330,7 @@ class BaseRawEnv(AECEnv):
         """The global state for centralised critics: one int8 vector, the same whoever decides
         (seats in absolute order), holding what is public (board, every seat's public holdings,
         decider, turn owner, pending decision) and nothing any seat hides (hands, secret cards,
-        the order of face-down decks and stacks, the generator); see :mod:`gamecore.global_state`.
+        the order of face-down decks and stacks, the generator); see ``gamecore.global_state``.
         ``view="all"`` adds every seat's private observation blocks (hands, secret cards: what the
         seats know between them, for a privileged critic), still no deck order or generator."""
         self._require_reset("state()")

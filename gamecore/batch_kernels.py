@@ -1,7 +1,7 @@
 """The batched kernels of every game, built by one factory over the game's kernel module.
 
 ``build(K)`` returns ``batch_reset``, ``batch_step``, ``batch_random_rollout`` and
-``batch_observe_seats`` (the observation entries of a global state, :mod:`gamecore.global_state`)
+``batch_observe_seats`` (the observation entries of a global state, ``gamecore.global_state``)
 for the rules module ``K``; :func:`batch_pick_legal`, which serves every game, picks random legal actions. The
 functions close over the *module* (not over its dispatchers): numba hashes a closure's cell
 contents into the cache key, a module pickles by name, so each game's batched kernels are cached

@@ -413,7 +413,7 @@ class BatchedGames:
         ``i`` equals ``env.state(view)`` of an AEC env in game ``i``'s position (the position its
         :attr:`observations` row belongs to). Public by default: seats in absolute order, nothing
         any seat hides; ``view="all"`` adds every seat's private observation blocks. One jitted
-        pass over the batch (:mod:`gamecore.global_state` describes the layout)."""
+        pass over the batch (``gamecore.global_state`` describes the layout)."""
         if not self._has_reset:
             raise RuntimeError("reset() must be called before global_states()")
         gs = global_state_view(self.game, self.params, view)

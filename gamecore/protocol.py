@@ -162,7 +162,7 @@ class GameSpec:
     #: True when some seat may not see part of the state (hands, stacks, secret cards)
     hidden_information: bool = False
     #: observation blocks (names in :meth:`obs_layout`) that show the observer's own secrets
-    #: (its hand, its secret cards): left out of the public global state (:mod:`gamecore.global_state`)
+    #: (its hand, its secret cards): left out of the public global state (``gamecore.global_state``)
     private_obs_blocks: tuple[str, ...] = ()
 
     def hides_information(self, num_players: int) -> bool:
@@ -241,7 +241,7 @@ class GameSpec:
     def obs_layout(self, params: np.ndarray) -> Layout | None:
         """The flat observation's named blocks (covering it exactly), or None for an observation
         that is not one flat sequence of blocks (Callisto's planes); a game with
-        :attr:`private_obs_blocks` must name its blocks."""
+        ``private_obs_blocks`` must name its blocks."""
         return None
 
     # ---- people ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ A record is what it takes to replay a game exactly: the game, its options, the s
      "seats": {"0": "human", "1": "mcts:400"},
      "result": {"scores": [31, 25], "ranks": [1, 2], "winners": [0], "rank_rewards": [1.0, -1.0]}}
 
-``result`` (written once the game is over, by :func:`outcome`) holds the final scores in game
+``result`` (written once the game is over, by ``outcome``) holds the final scores in game
 terms, each seat's place (1 = first; tied seats share the better place), the winning seats and the
 ``rank`` rewards; a record of an unfinished game has none.
 
