@@ -33,10 +33,10 @@ Compile notice
 The first time a process compiles a game's kernels (a cache miss: a fresh install, new sources or
 a new numba), one line goes to stderr before numba starts, so that no one waits in silence::
 
-    tabletop-rl-envs: compiling Cultivo kernels, once: ~95 s (numba; later runs load them from the cache)
+    tabletop-rl-envs: compiling Cultivo kernels, once: ~68 s (numba; later runs load them from the cache)
 
 One line per game and path (its own kernels, the batched ones, the search agents'), each with
-its estimate from :data:`COMPILE_SECONDS`, measured cold on a quiet 2-core machine. Loading from
+its estimate from :data:`COMPILE_SECONDS` (approximate: cold compiles on a 2-core machine). Loading from
 the cache prints nothing.
 ``TABLETOP_RL_COMPILE_NOTICE=0`` silences it; ``python -m gamecore.warmup`` compiles ahead.
 """
