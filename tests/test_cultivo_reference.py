@@ -503,15 +503,20 @@ def assert_sound(res: Results) -> None:
     assert not res.replay_failures, res.replay_failures[:5]
 
 
-def per_count(group: str) -> list:
-    """2, 3, 4 players, each in an xdist group of its own: the tests of one count share its
-    random games (``random_games`` is cached per process), so they run in one worker."""
-    return [pytest.param(n, marks=pytest.mark.xdist_group(f"{group}-{n}")) for n in (2, 3, 4)]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("n", per_count("cultivo-random-games"))
-def test_action_outcomes_match_the_reference_in_random_games(n):
+@pytest.mark.parametrize("n", (2, 3, 4))
+def test_random_games_match_the_reference(n):
+    """The random games of one player count (the costly part: playing them and walking every
+    sampled action's tree) feed three checks, in one test so that they are played once (pytest-xdist
+    does not keep tests that share a cache in one worker reliably): the action outcomes match the
+    reference, every action offers each outcome once, and the finished games score as the
+    reference scores them."""
+    check_action_outcomes_in_random_games(n)
+    check_one_choice_per_outcome_in_random_games(n)
+    check_final_scores_and_winners_in_finished_games(n)
+
+
+def check_action_outcomes_in_random_games(n):
     res, _ = random_games(n)
     assert_sound(res)
     assert res.total() >= MIN_POSITIONS, res.compared
@@ -520,8 +525,14 @@ def test_action_outcomes_match_the_reference_in_random_games(n):
     assert sum(res.skipped.values()) <= MAX_SKIPPED_SHARE * (res.total() + sum(res.skipped.values())), res.skipped
 
 
-@pytest.mark.xdist_group("cultivo-built-positions")
-def test_action_outcomes_match_the_reference_in_built_positions():
+def test_built_positions_match_the_reference():
+    """The text-builder positions (built once) feed two checks, in one test: the action outcomes
+    match the reference, and every action offers each outcome once."""
+    check_action_outcomes_in_built_positions()
+    assert_one_choice_per_outcome(built_positions())
+
+
+def check_action_outcomes_in_built_positions():
     res = built_positions()
     assert_sound(res)
     assert res.total() >= 3 * len(SCENARIOS) * BUILT_PER_SCENARIO, res.compared
@@ -537,18 +548,11 @@ def assert_one_choice_per_outcome(res: Results) -> None:
     assert not res.duplicates, [(L.ACTION_KINDS[k], o, paths) for k, _, paths, o in res.duplicates[:3]]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("n", per_count("cultivo-random-games"))
-def test_one_choice_per_outcome_in_random_games(n):
+def check_one_choice_per_outcome_in_random_games(n):
     """Every action offers each outcome once: travel payments (decided as their outcome), purchases
     (split, stalls, refill), builds, production (docs/rules/cultivo.md, "Decisions, and one choice per
     outcome")."""
     assert_one_choice_per_outcome(random_games(n)[0])
-
-
-@pytest.mark.xdist_group("cultivo-built-positions")
-def test_one_choice_per_outcome_in_built_positions():
-    assert_one_choice_per_outcome(built_positions())
 
 
 def outcome_sets(state: np.ndarray, kind: int) -> tuple[set, set]:
@@ -626,9 +630,7 @@ def check_scoring(state: np.ndarray, rewards: dict | None = None) -> None:
         assert [q for q in range(n) if rewards[f"player_{q}"] == best] == ref.winners(pos)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("n", per_count("cultivo-random-games"))
-def test_final_scores_and_winners_match_the_reference_in_finished_games(n):
+def check_final_scores_and_winners_in_finished_games(n):
     _, finished = random_games(n)
     assert len(finished) == GAMES[n]
     for state, rewards in finished:

@@ -19,7 +19,7 @@ import pytest
 from conftest import GAME_PLAYERS, boundscheck_env, interleaved
 
 HERE = Path(__file__).parent
-GAMES_PER_PLAYER_COUNT = int(os.environ.get("FUZZ_GAMES", "300"))
+GAMES_PER_PLAYER_COUNT = int(os.environ.get("FUZZ_GAMES", "200"))
 pytestmark = [pytest.mark.slow, pytest.mark.boundscheck]
 
 

@@ -1,8 +1,9 @@
 """The global state (``env.state()``, ``state_space``, ``BatchedGames.global_states``) is public,
 seat-absolute, complete and exact, for every game at every player count.
 
-Positions come from a few seeded random games per game and count (a sample of each game's
-decisions; every decision under ``slow``). For each position:
+Positions come from a few seeded random games per game and count (an evenly spaced sample of each
+game's decisions for the per-position checks; every decision for the ones that compare consecutive
+positions). For each position:
 
 * nothing hidden shows: ``state()`` is unchanged after ``resample(copy, p, seed)`` for every seat
   ``p`` and a few seeds (resample redeals whatever ``p`` cannot see), and two positions with the
@@ -35,7 +36,7 @@ from gamecore.protocol import H_CURRENT, H_OWNER, H_TERMINAL, VIEW_PUBLIC
 
 SEEDS = (11, 12)  # the random games played per game and count
 RESAMPLE_SEEDS = (1, 2)
-SAMPLED = 40  # positions sampled per game and count (every decision under slow)
+SAMPLED = 60  # positions sampled per game and count for the per-position checks
 
 
 def _public_dict(game, state: np.ndarray) -> str:
@@ -61,9 +62,9 @@ def _games(name: str, n: int) -> tuple[tuple[np.ndarray, ...], ...]:
     return tuple(out)
 
 
-def _sample(name: str, n: int, every: bool) -> list[np.ndarray]:
+def _sample(name: str, n: int) -> list[np.ndarray]:
     states = [s for g in _games(name, n) for s in g]
-    if every or len(states) <= SAMPLED:
+    if len(states) <= SAMPLED:
         return states
     pick = np.linspace(0, len(states) - 1, SAMPLED).round().astype(int)
     return [states[i] for i in pick]
@@ -85,7 +86,7 @@ def _public_obs(game, params, state: np.ndarray, seat: int) -> np.ndarray:
     return obs[np.concatenate(keep)]
 
 
-def _check_positions(name: str, n: int, every: bool) -> None:
+def _check_positions(name: str, n: int) -> None:
     mod = game_module(name)
     game = mod.GAME
     params = game.make_params(n)
@@ -96,7 +97,7 @@ def _check_positions(name: str, n: int, every: bool) -> None:
     private_n = full.size - pub.size
     moved_hidden = changed_private = 0
     by_view: dict[str, bytes] = {}
-    for st in _sample(name, n, every):
+    for st in _sample(name, n):
         env.set_state(st)
         s = env.state()
         assert s.dtype == np.int8 and s.shape == env.state_space.shape == (pub.size,)
@@ -143,13 +144,7 @@ def _check_positions(name: str, n: int, every: bool) -> None:
 
 @pytest.mark.parametrize(("name", "n"), GAME_PLAYERS)
 def test_state_is_public_seat_absolute_and_in_its_space(name, n):
-    _check_positions(name, n, every=False)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("name", "n"), GAME_PLAYERS)
-def test_state_is_public_at_every_decision(name, n):
-    _check_positions(name, n, every=True)
+    _check_positions(name, n)
 
 
 @pytest.mark.parametrize(("name", "n"), GAME_PLAYERS)
