@@ -1148,9 +1148,14 @@ def colour_outcomes(state: np.ndarray, p: int):
     far: a cart of any colour may pay any field; barges used so far; for each receiver, the stalls
     whose good went to it minus the goods stalls took away there). Each colour contributes one of
     its distinct steps (:func:`colour_deltas`). The labels reachable from the start under the
-    amounts decided (the colours before the pending one) meet the labels from which the colours after
-    it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
-    pending colour, whose tuples are the answer."""
+    amounts decided (the colours before the pending one) take each step of the pending colour, and each
+    label after it carries the set of the pending colour's tuples that reach it (a bitset). From there
+    the search meets in the middle: forward labels (with their tuple sets) go on through the colours
+    after the pending one while labels from which the colours after those can finish (cart uses
+    matched, stall balances 0) are searched backwards from the end, each time extending the side whose
+    next colour costs fewer label-step pairs, until the two sides meet; the tuples of the forward
+    labels that are also backward labels are the answer. Both sides drop only labels that provably
+    cannot lie on a complete way of paying (bounds from what the colours on the other side can do)."""
     n = state[H_NPLAYERS]
     k = state[PAY_I]
     cfix = k // n
