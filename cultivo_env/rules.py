@@ -710,10 +710,9 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 if lab_f[k] >= 0 and k >= q and dominates(s2, lab_s[k]):
                     lab_f[k] = -1
                 k = lab_next[k]
-            if nl + 1 > lab_f.shape[0]:
-                lab_f = grow(lab_f, nl + 1)
-                lab_s = grow(lab_s, nl + 1)
-                lab_next = grow(lab_next, nl + 1)
+            lab_f = grow(lab_f, nl + 1)
+            lab_s = grow(lab_s, nl + 1)
+            lab_next = grow(lab_next, nl + 1)
             lab_f[nl] = v
             lab_s[nl] = s2
             lab_next[nl] = head[v]
@@ -934,52 +933,39 @@ def amount_trivial(tc: np.ndarray, stl: np.ndarray, cown: np.ndarray, bown: np.n
 
 
 @jit
-def hash_slot(key: np.int64, size: int) -> int:
-    """Slot of ``key`` in a table of ``size`` (a power of 2): high bits of a multiplicative hash (the low
-    bits of a product see only the low bits of the key, and labels differ most in their high bits)."""
-    return (np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29))) & np.int64(size - 1)
-
-
-@jit
-def set_add(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> int:
-    """Add ``key`` (>= 0) to the open-addressing set ``table`` whose keys are listed in ``items``;
-    returns the new count. The caller makes room first (:func:`set_room`): arrays are grown only there,
-    since a kernel that returns arrays costs far more per call than one that returns a number."""
+def set_insert(table: np.ndarray, items: np.ndarray, count: int, key: np.int64):
+    """Insert ``key`` into the open-addressing set ``table`` (whose keys are listed in ``items``);
+    returns the (possibly regrown) arrays and the new count."""
+    if 2 * (count + 1) > table.shape[0]:
+        size = 2 * table.shape[0]
+        table = np.full(size, -1, dtype=np.int64)
+        for i in range(count):
+            h = (items[i] * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+            while table[h] >= 0:
+                h = (h + 1) & (size - 1)
+            table[h] = items[i]
     size = table.shape[0]
-    h = hash_slot(key, size)
+    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
     while table[h] >= 0:
         if table[h] == key:
-            return count
+            return table, items, count
         h = (h + 1) & (size - 1)
     table[h] = key
+    items = grow(items, count + 1)
     items[count] = key
-    return count + 1
-
-
-@jit
-def set_grow(table: np.ndarray, items: np.ndarray, count: int):
-    """The set with room for at least one more key: the table doubled (keys rehashed), ``items`` at least
-    half its size."""
-    size = 2 * table.shape[0]
-    table = np.full(size, -1, dtype=np.int64)
-    for i in range(count):
-        h = hash_slot(items[i], size)
-        while table[h] >= 0:
-            h = (h + 1) & (size - 1)
-        table[h] = items[i]
-    return table, grow(items, size // 2)
+    return table, items, count + 1
 
 
 @jit
 def new_set():
     """An empty open-addressing set of int64 keys: (table, the keys in insertion order, count)."""
-    return np.full(16, -1, dtype=np.int64), np.empty(8, dtype=np.int64), 0
+    return np.full(16, -1, dtype=np.int64), np.empty(16, dtype=np.int64), 0
 
 
 @jit
 def set_contains(table: np.ndarray, key: np.int64) -> bool:
     size = table.shape[0]
-    h = hash_slot(key, size)
+    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
     while table[h] >= 0:
         if table[h] == key:
             return True
@@ -1085,9 +1071,7 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
                                         tag |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << np.int64(8 * rr)
                                 bu_field = bu_in if c == YELLOW else v
                                 key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
-                                if 2 * (count + 1) > table.shape[0]:
-                                    table, items = set_grow(table, items, count)
-                                count = set_add(table, items, count, key)
+                                table, items, count = set_insert(table, items, count, key)
                             d = 0
                             while d < n:
                                 if X[d] < XM[d]:
@@ -1148,14 +1132,9 @@ def colour_outcomes(state: np.ndarray, p: int):
     far: a cart of any colour may pay any field; barges used so far; for each receiver, the stalls
     whose good went to it minus the goods stalls took away there). Each colour contributes one of
     its distinct steps (:func:`colour_deltas`). The labels reachable from the start under the
-    amounts decided (the colours before the pending one) take each step of the pending colour, and each
-    label after it carries the set of the pending colour's tuples that reach it (a bitset). From there
-    the search meets in the middle: forward labels (with their tuple sets) go on through the colours
-    after the pending one while labels from which the colours after those can finish (cart uses
-    matched, stall balances 0) are searched backwards from the end, each time extending the side whose
-    next colour costs fewer label-step pairs, until the two sides meet; the tuples of the forward
-    labels that are also backward labels are the answer. Both sides drop only labels that provably
-    cannot lie on a complete way of paying (bounds from what the colours on the other side can do)."""
+    amounts decided (the colours before the pending one) meet the labels from which the colours after
+    it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
+    pending colour, whose tuples are the answer."""
     n = state[H_NPLAYERS]
     k = state[PAY_I]
     cfix = k // n
@@ -1228,240 +1207,87 @@ def colour_outcomes(state: np.ndarray, p: int):
         for i in range(nf):
             for j in range(nd):
                 lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
-                if lab >= 0 and fwd_ok(lab, c + 1, n, m, fld_ge, cart_ge, rec_ge, st_ge):
-                    if 2 * (cnt + 1) > table.shape[0]:
-                        table, nxt = set_grow(table, nxt, cnt)
-                    cnt = set_add(table, nxt, cnt, lab)
+                if lab < 0 or (lab // K_B) % K_BU > m:
+                    continue
+                fb = lab // (K_B * K_BU) - 64
+                if fb < -fld_ge[c + 1] or (fb > 0 and not cart_ge[c + 1]):
+                    continue
+                neg = 0
+                ok = True
+                for d in range(n):
+                    x = ((lab >> np.int64(4 * d)) & np.int64(15)) - 8
+                    if x < 0:
+                        neg -= x
+                    elif x > rec_ge[MAX_PLAYERS * (c + 1) + d]:
+                        ok = False
+                if ok and neg <= st_ge[c + 1]:
+                    table, nxt, cnt = set_insert(table, nxt, cnt, lab)
         fwd = nxt
         nf = cnt
-    # the pending colour's steps, each outcome (tag) numbered; the forward labels after it carry the set
-    # of outcomes that reach them (a bitset of W words per label)
-    sk, sb, ns = colour_steps(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, m, cfix, sub, Dfix, Rfix)
-    ttab = np.full(64, -1, dtype=np.int64)
-    tags = np.empty(32, dtype=np.int64)
-    nobits = np.zeros(1, dtype=np.int64)
-    ntag = 0
-    stag = np.empty(max(ns, 1), dtype=np.int64)
-    for j in range(ns):
-        if 2 * (ntag + 1) > ttab.shape[0]:
-            ttab, tags, nobits = map_grow(ttab, tags, nobits, ntag, 0)
-        k = map_put(ttab, tags, ntag, sk[j] % K_TAG)
-        if k == ntag:
-            ntag += 1
-        stag[j] = k
-    W = (ntag + 63) // 64
-    if W == 0:
-        return tags, 0
-    ftab = np.full(64, -1, dtype=np.int64)
-    flab = np.empty(32, dtype=np.int64)
-    fbits = np.zeros(32 * W, dtype=np.int64)
-    nl = 0
-    for i in range(nf):
-        for j in range(ns):
-            if cfix == YELLOW and (fwd[i] // K_B) % K_BU != sb[j]:
-                continue
-            lab = step_label(fwd[i], sk[j] // K_TAG, n, cfix, m, fld_ge, cart_ge, rec_ge, st_ge)
-            if lab < 0:
-                continue
-            if 2 * (nl + 1) > ftab.shape[0]:
-                ftab, flab, fbits = map_grow(ftab, flab, fbits, nl, W)
-            k = map_put(ftab, flab, nl, lab)
-            if k == nl:
-                nl += 1
-            fbits[k * W + stag[j] // 64] |= np.int64(1) << np.int64(stag[j] % 64)
-    # meet in the middle: the forward labels (with their outcome sets) go on through colours lo, lo + 1 ...,
-    # the labels from which the rest finishes are searched back through hi, hi - 1 ..., each time on the
-    # side whose next colour costs less, until the two meet (every label before colour lo = hi + 1)
+    # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
     done, back, nb = new_set()
     for bu in range(m + 1):
-        if 2 * (nb + 1) > done.shape[0]:
-            done, back = set_grow(done, back, nb)
-        nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
-    lo = cfix + 1
-    hi = NUM_COLOURS - 1
-    lk, lb_, lns = sk, sb, 0
-    hk, hb, hns = sk, sb, 0
-    lc = -1
-    hc = -1
-    while lo <= hi and nl > 0 and nb > 0:
-        if lc != lo:
-            lk, lb_, lns = colour_steps(lo, p, n, tc, H, scal, stl, cown, bown, nst, G, m, cfix, sub, Dfix, Rfix)
-            lc = lo
-        if hc != hi:
-            hk, hb, hns = colour_steps(hi, p, n, tc, H, scal, stl, cown, bown, nst, G, m, cfix, sub, Dfix, Rfix)
-            hc = hi
-        fcost = nl * lns * (2 + W) // (m + 1 if lo == YELLOW else 1)
-        bcost = 2 * nb * hns
-        if fcost <= bcost:
-            ntab = np.full(64, -1, dtype=np.int64)
-            nlab = np.empty(32, dtype=np.int64)
-            nbits = np.zeros(32 * W, dtype=np.int64)
-            nn = 0
-            for i in range(nl):
-                for j in range(lns):
-                    if lo == YELLOW and (flab[i] // K_B) % K_BU != lb_[j]:
+        done, back, nb = set_insert(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
+    for c in range(NUM_COLOURS - 1, cfix, -1):
+        table, prv, cnt = new_set()
+        for bu_in in range(m + 1 if c == YELLOW else 1):
+            dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                                   Rfix)
+            for i in range(nb):
+                lab = back[i]
+                if c == YELLOW and (lab // K_B) % K_BU != 0:
+                    continue  # after yellow the barge count is dropped: keep one copy
+                for j in range(nd):
+                    dk = dl[j] // K_TAG
+                    # the label before: lab minus the step
+                    lb = lab % K_B
+                    db = dk % K_B
+                    bv = np.int64(0)
+                    ok = True
+                    pos = 0
+                    for d in range(MAX_PLAYERS):
+                        x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
+                        if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
+                            ok = False
+                        if x > 8:
+                            pos += x - 8
+                        bv |= x << np.int64(4 * d)
+                    if pos > st_lt[c]:
+                        ok = False
+                    fb = lab // (K_B * K_BU) - (dk // (K_B * K_BU) - 64)
+                    if c == YELLOW:
+                        bu = bu_in
+                    else:
+                        bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
+                    if not ok or bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
                         continue
-                    lab = step_label(flab[i], lk[j] // K_TAG, n, lo, m, fld_ge, cart_ge, rec_ge, st_ge)
-                    if lab < 0:
-                        continue
-                    if 2 * (nn + 1) > ntab.shape[0]:
-                        ntab, nlab, nbits = map_grow(ntab, nlab, nbits, nn, W)
-                    k = map_put(ntab, nlab, nn, lab)
-                    if k == nn:
-                        nn += 1
-                    for w in range(W):
-                        nbits[k * W + w] |= fbits[i * W + w]
-            ftab, flab, fbits, nl = ntab, nlab, nbits, nn
-            lo += 1
-        else:
-            done, back, nb = back_colour(hi, back, nb, hk, hb, hns, n, nst, st_lt, rec_lt, fld_lt, cart_lt, barge_lt)
-            hi -= 1
-    # the outcomes of the forward labels that meet a backward one
-    res = np.zeros(W, dtype=np.int64)
-    for i in range(nl):
-        if set_contains(done, flab[i]):
-            for w in range(W):
-                res[w] |= fbits[i * W + w]
-    out = np.empty(max(ntag, 1), dtype=np.int64)
-    nt = 0
-    for t in range(ntag):
-        if (res[t // 64] >> np.int64(t % 64)) & np.int64(1):
-            out[nt] = tags[t]
-            nt += 1
-    return out, nt
-
-
-@jit
-def fwd_ok(lab: np.int64, c1: int, n: int, m: int, fld_ge, cart_ge, rec_ge, st_ge) -> bool:
-    """A forward label before colour ``c1`` can still finish, as far as the colours from ``c1`` on can
-    tell: barges no more than canals, the free cart balance within what their fields and carts can
-    settle, each receiver's stall balance within what their goods and stalls can make up."""
-    if (lab // K_B) % K_BU > m:
-        return False
-    fb = lab // (K_B * K_BU) - 64
-    if fb < -fld_ge[c1] or (fb > 0 and not cart_ge[c1]):
-        return False
-    neg = 0
-    for d in range(n):
-        x = ((lab >> np.int64(4 * d)) & np.int64(15)) - 8
-        if x < 0:
-            neg -= x
-        elif x > rec_ge[MAX_PLAYERS * c1 + d]:
-            return False
-    return neg <= st_ge[c1]
-
-
-@jit
-def step_label(lab: np.int64, dk: np.int64, n: int, c: int, m: int, fld_ge, cart_ge, rec_ge, st_ge) -> np.int64:
-    """The forward label after colour c's step ``dk``, or -1 if it cannot finish (after yellow, the
-    last colour, the barge count is dropped)."""
-    lab = label_plus(lab, dk, n, c == YELLOW)
-    if lab < 0:
-        return np.int64(-1)
-    if c == YELLOW:
-        lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B
-        return lab
-    if not fwd_ok(lab, c + 1, n, m, fld_ge, cart_ge, rec_ge, st_ge):
-        return np.int64(-1)
-    return lab
-
-
-@jit
-def colour_steps(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, m: int,
-                 cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray):
-    """Every step of colour c (:func:`colour_deltas`), and for yellow the barges used before it that each
-    step needs (one list for every count 0..m; -1 for the other colours). Returns (keys, barges, how many)."""
-    if c != YELLOW:
-        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix)
-        bus = np.full(max(nd, 1), -1, dtype=np.int64)
-        return dl, bus, nd
-    keys = np.empty(16, dtype=np.int64)
-    bus = np.empty(16, dtype=np.int64)
-    k = 0
-    for bu_in in range(m + 1):
-        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix, Rfix)
-        keys = grow(keys, k + nd)
-        bus = grow(bus, k + nd)
+                    table, prv, cnt = set_insert(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+        done = table
+        back = prv
+        nb = cnt
+    # the pending colour's steps joining the two
+    found, tuples, nt = new_set()
+    for bu_in in range(m + 1 if cfix == YELLOW else 1):
+        dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                               Rfix)
         for j in range(nd):
-            keys[k] = dl[j]
-            bus[k] = bu_in
-            k += 1
-    return keys, bus, k
-
-
-@jit
-def back_colour(c: int, back: np.ndarray, nb: int, dl: np.ndarray, dbu: np.ndarray, nd: int, n: int, nst: int,
-                st_lt, rec_lt, fld_lt, cart_lt, barge_lt):
-    """The labels before colour c from which colour c's steps ``dl`` lead into ``back`` (the labels
-    before colour c + 1 from which the rest finishes), within what the colours before c can have done.
-    Returns the new (set table, labels, how many)."""
-    table, prv, cnt = new_set()
-    for i in range(nb):
-        lab = back[i]
-        if c == YELLOW and (lab // K_B) % K_BU != 0:
-            continue  # after yellow the barge count is dropped: keep one copy
-        lb = lab % K_B
-        for j in range(nd):
-            dk = dl[j] // K_TAG
-            # the label before: lab minus the step
-            db = dk % K_B
-            bv = np.int64(0)
-            ok = True
-            pos = 0
-            for d in range(MAX_PLAYERS):
-                x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
-                if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
-                    ok = False
-                if x > 8:
-                    pos += x - 8
-                bv |= x << np.int64(4 * d)
-            if pos > st_lt[c]:
-                ok = False
-            fb = lab // (K_B * K_BU) - (dk // (K_B * K_BU) - 64)
-            if c == YELLOW:
-                bu = dbu[j]
-            else:
-                bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
-            if not ok or bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+            t = dl[j] % K_TAG
+            if set_contains(found, t):
                 continue
-            if 2 * (cnt + 1) > table.shape[0]:
-                table, prv = set_grow(table, prv, cnt)
-            cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
-    return table, prv, cnt
-
-
-@jit
-def map_put(table: np.ndarray, labs: np.ndarray, count: int, key: np.int64) -> int:
-    """Position of ``key`` in ``labs`` via the open-addressing index ``table`` (slots hold positions);
-    a new key goes to position ``count`` (the caller then counts it). Room is made by :func:`map_grow`."""
-    size = table.shape[0]
-    h = hash_slot(key, size)
-    while table[h] >= 0:
-        if labs[table[h]] == key:
-            return table[h]
-        h = (h + 1) & (size - 1)
-    table[h] = count
-    labs[count] = key
-    return count
-
-
-@jit
-def map_grow(table: np.ndarray, labs: np.ndarray, bits: np.ndarray, count: int, W: int):
-    """The index with room for at least one more key: the table doubled, ``labs`` at least half its size
-    and ``bits`` (W zeroed words per key) as many keys."""
-    size = 2 * table.shape[0]
-    table = np.full(size, -1, dtype=np.int64)
-    for i in range(count):
-        h = hash_slot(labs[i], size)
-        while table[h] >= 0:
-            h = (h + 1) & (size - 1)
-        table[h] = i
-    labs = grow(labs, size // 2)
-    if bits.shape[0] < labs.shape[0] * W:
-        nbits = np.zeros(labs.shape[0] * W, dtype=np.int64)
-        copy_range(nbits, 0, bits, 0, count * W)
-        bits = nbits
-    return table, labs, bits
+            for i in range(nf):
+                if cfix == YELLOW and (fwd[i] // K_B) % K_BU != bu_in:
+                    continue
+                lab = label_plus(fwd[i], dl[j] // K_TAG, n, cfix == YELLOW)
+                if lab < 0:
+                    continue
+                if cfix == YELLOW:
+                    lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
+                if (lab // K_B) % K_BU > m:
+                    continue
+                if set_contains(done, lab):
+                    found, tuples, nt = set_insert(found, tuples, nt, t)
+                    break
+    return tuples, nt
 
 
 @jit
@@ -1673,10 +1499,9 @@ def canon_dp(inits: np.ndarray, K: int, stalls: np.ndarray, nst: int, H: np.ndar
                     h = (h + 1) & (tsize - 1)
                 if dup:
                     continue
-                if nn + 1 > par.shape[0]:
-                    par = grow(par, nn + 1)
-                    opt_ = grow(opt_, nn + 1)
-                    aggs = grow(aggs, AGG_LEN * (nn + 1))
+                par = grow(par, nn + 1)
+                opt_ = grow(opt_, nn + 1)
+                aggs = grow(aggs, AGG_LEN * (nn + 1))
                 table[h] = nn
                 par[nn] = node if lvl > 0 else -1
                 opt_[nn] = code
