@@ -664,6 +664,70 @@ def find(rows: list[Row], key: str) -> Row | None:
 
 
 # --------------------------------------------------------------------------------------------
+# Per-decision tail (one game at a time, from Python)
+# --------------------------------------------------------------------------------------------
+def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, seed: int = 0) -> dict[str, Any]:
+    """Time every decision of ``games`` uniformly random games, one game at a time: ``legal_mask``
+    then ``apply`` (with its automatic steps) of the chosen action, each timed with
+    ``time.perf_counter_ns``. Returns per decision kind (``GameSpec.phase_names``, the phase the
+    decision was taken in) and over all decisions: the count, p50 / p99 / max in µs (mask + apply)
+    and the total seconds, plus the share of the total taken by the slowest 1% of decisions.
+    Kernels are loaded (or compiled) before the clock starts."""
+    mod = importlib.import_module(GAME_MODULES[game])
+    spec = mod.GAME
+    K = spec.kernels
+    from gamecore.header import H_PHASE, H_TERMINAL
+
+    params = spec.make_params(players)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(spec.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(seed)
+    K.init(state, params, 0)  # warm-up: load every kernel the loop calls
+    K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
+    phases: list[int] = []
+    times: list[int] = []
+    clock = time.perf_counter_ns
+    for g in range(games):
+        K.init(state, params, seed * 1_000_003 + g)
+        while not state[H_TERMINAL]:
+            ph = int(state[H_PHASE])
+            t0 = clock()
+            n = K.legal_mask(state, mask)
+            t1 = clock()
+            a = int(np.flatnonzero(mask)[int(rng.integers(n))])
+            t2 = clock()
+            K.apply(state, a)
+            t3 = clock()
+            phases.append(ph)
+            times.append(t1 - t0 + t3 - t2)
+    ph_arr = np.asarray(phases)
+    t_arr = np.asarray(times, dtype=np.float64) / 1e3  # µs
+
+    def stats(x: np.ndarray) -> dict[str, float]:
+        return {"n": int(x.size), "p50_us": float(np.percentile(x, 50)), "p99_us": float(np.percentile(x, 99)),
+                "max_us": float(x.max()), "total_s": float(x.sum() / 1e6)}
+
+    kinds = {}
+    for ph in np.unique(ph_arr):
+        name = spec.phase_names[ph] if 0 <= ph < len(spec.phase_names) else f"phase {ph}"
+        kinds[name] = stats(t_arr[ph_arr == ph])
+    srt = np.sort(t_arr)[::-1]
+    top = srt[: max(1, srt.size // 100)]
+    return {"game": game, "players": players, "games": games, "seed": seed, "kinds": kinds,
+            "all": stats(t_arr), "slowest_1pct_share": float(top.sum() / srt.sum())}
+
+
+def render_tail(tail: dict[str, Any]) -> str:
+    rows = [[k, f"{v['n']:,}", f"{v['p50_us']:.1f}", f"{v['p99_us']:.1f}", f"{v['max_us'] / 1e3:.2f}",
+             f"{v['total_s']:.2f}"] for k, v in [*tail["kinds"].items(), ("all", tail["all"])]]
+    head = (f"## {tail['game'].capitalize()} per-decision tail ({tail['games']} random {tail['players']}-player games, "
+            f"legal_mask + apply per decision from Python; the slowest 1% of decisions take "
+            f"{100 * tail['slowest_1pct_share']:.0f}% of the time)")
+    return head + "\n\n" + table(["decision kind", "decisions", "p50 µs", "p99 µs", "max ms", "total s"], rows,
+                                  "lrrrrr")
+
+
+# --------------------------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------------------------
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -696,6 +760,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-first-step", action="store_true", help="skip the time-to-first-step table")
     p.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
     p.add_argument("--no-peers", action="store_true", help="skip PettingZoo / OpenSpiel rows")
+    p.add_argument("--tail-games", type=int, default=100,
+                   help="random 4-player Cultivo games of the per-decision tail section (default 100; 0: skip)")
     p.add_argument("--json", metavar="PATH", help="also write all results as JSON to PATH")
     args = p.parse_args(argv)
     if args.seconds is None:
@@ -892,8 +958,17 @@ def main(argv: list[str] | None = None) -> int:
                 m = {"game": g, "players": p, "error": f"{type(exc).__name__}: {exc}"}
             memory.append(m)
 
+    # ---- per-decision tail ----
+    tail = None
+    if "cultivo" in games and available["cultivo"][0] and args.tail_games > 0:
+        log(f"  per-decision tail: cultivo 4p, {args.tail_games} games ...")
+        tail = decision_tail("cultivo", 4, args.tail_games)
+
     meta["loadavg_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     report, targets = render(rows, first_steps, memory, meta, games, counts_of, all_threads)
+    if tail is not None:
+        report += "\n\n" + render_tail(tail)
+        targets["cultivo:4:slowest_decision_ms"] = tail["all"]["max_us"] / 1e3
     print(report)
     if args.json:
         out = {
@@ -902,6 +977,7 @@ def main(argv: list[str] | None = None) -> int:
             "first_step": first_steps,
             "memory": memory,
             "targets": targets,
+            "decision_tail": tail,
         }
         Path(args.json).write_text(json.dumps(out, indent=2, default=str) + "\n")
         log(f"wrote {args.json}")
