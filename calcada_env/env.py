@@ -19,7 +19,7 @@ one-colour districts for points, connect motifs for more at the end. Rules as im
 
 ## Options
 `env(num_players=2, start_player=0, board_side="A", reward_mode="rank", render_mode=None,
-viewer="public", illegal="lose")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
 for `viewer` and `illegal`).
 `board_side` is `"A"` (8 districts) or `"B"` (9 districts); all players use the same side.
 

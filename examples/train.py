@@ -4,6 +4,7 @@
     python examples/train.py --timesteps 1000000 --envs 16
     python examples/train.py --game calcada --players 3
     python examples/train.py --game calimala            # 3 players (the game's smallest count)
+    python examples/train.py --game calcada --obs-encoding scaled   # observations scaled to [0, 1]
 
 The learner is one seat per game (rotating over the seats from game to game) of a
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
@@ -12,6 +13,10 @@ copy of the current policy joins a small pool of snapshots, and at the start of 
 opponent for that rollout is drawn: the ``greedy`` baseline agent with probability ``--greedy-prob``
 (0 by default), else uniformly random with probability ``--random-prob``, else one of the snapshots
 (sampling its moves, masked to legal actions).
+
+``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
+divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
+model remembers it (its observation space), and the arena's ``ppo:`` agent scales for it.
 
 At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) and played greedily
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line

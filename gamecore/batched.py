@@ -145,8 +145,9 @@ class BatchedGames:
     its documented maximum in one vectorised pass into a preallocated buffer after each kernel call;
     :mod:`gamecore.encoding`). ``raw_observations`` is always the int8 batch.
     Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
-    call): ``observations`` ``(N, *obs_shape)`` int8 (float32 when scaled), ``masks`` (N, A) int8, ``legal_counts`` (N,) int64
-    (the number of legal actions in each mask), ``current_players`` (N,) int64, ``rewards``
+    call): ``observations`` ``(N, *obs_shape)`` int8 (float32 when scaled), ``masks`` (N, A) int8,
+    ``legal_counts`` (N,) int64 (the number of legal actions in each mask), ``current_players`` (N,)
+    int64, ``rewards``
     (N, num_players) float64 (non-zero only on the step that ended a game), ``dones`` (N,) bool,
     ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
     """

@@ -12,7 +12,9 @@ offsets in order, can never overlap two blocks, and writes the docstring table i
     __doc__ = __doc__.replace("{STATE_TABLE}", ST.table())
 
 The returned offsets are plain ``int``: numba freezes module-level ints as compile-time constants,
-so kernels pay nothing for them.
+so kernels pay nothing for them. An observation whose layout depends on the player count gets one
+:class:`Layout` per count (:func:`per_count`), the kernel reads the offsets for its count from the
+int64 table of :func:`offsets_table`, and :func:`table_by_count` documents all counts side by side.
 
 An observation layout also gives every block its range: ``high`` is the largest value each entry
 can take (one int for the whole block, or one per entry), from the rules and the kernel that writes
@@ -21,9 +23,7 @@ table then has a ``Range`` column, and :meth:`Layout.high_vector` gives the per-
 int vector (what the scaled observation encoding, :mod:`gamecore.encoding`, divides by)::
 
     OBS.add("CAROUSEL", 30, "cobblestones of colour c on space s", high=3,
-            range_doc="0..3 (3 cobblestones of each colour)") An observation whose layout depends on the player count gets one
-:class:`Layout` per count (:func:`per_count`), the kernel reads the offsets for its count from the
-int64 table of :func:`offsets_table`, and :func:`table_by_count` documents all counts side by side.
+            range_doc="0..3 (3 cobblestones of each colour)")
 """
 
 from __future__ import annotations
@@ -172,13 +172,13 @@ def offsets_table(layouts: dict[int, Layout], names: Iterable[str]) -> np.ndarra
 
 
 def range_by_count(layouts: dict[int, Layout], name: str) -> str:
-    """Block ``name``'s range over every count: one text when the counts agree, else
-    ``2p 0..3; 3p 0..4; ...``."""
+    """Block ``name``'s range over every count: one text when the counts agree, else each count's
+    in count order, ``0..3 / 0..4 / 0..5`` (as the size column does)."""
     counts = sorted(layouts)
     texts = [layouts[n][name].range_text() for n in counts]
     if len(set(texts)) == 1:
         return texts[0]
-    return "; ".join(f"{n}p {t}" for n, t in zip(counts, texts, strict=True))
+    return " / ".join(texts)
 
 
 def table_by_count(layouts: dict[int, Layout], markdown: bool = False) -> str:
