@@ -236,7 +236,7 @@ class GameSpec:
 
     def obs_high(self, params: np.ndarray) -> int:
         """The ``high`` of the int8 observation Box: the int8 range every entry stays in (127). Each
-        entry's own, tighter maximum: :meth:`obs_high_vector`."""
+        entry's own, tighter maximum: :meth:`~gamecore.protocol.GameSpec.obs_high_vector`."""
         return 127
 
     def obs_high_vector(self, params: np.ndarray) -> np.ndarray:

@@ -307,3 +307,17 @@ def test_obs_encoding_is_a_known_option_of_every_constructor():
         BatchedGames("calcada", 2, colour="red")
     with pytest.raises(TypeError, match="obs_encoding"):
         SingleAgentEnv("calcada", colour="red")
+
+
+def test_scaled_envs_pass_the_api_checkers():
+    """PettingZoo's api_test, Gymnasium's and SB3's env checkers accept the scaled spaces."""
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    api_test(game_module("calcada").env(obs_encoding="scaled"), num_cycles=30)
+    check_env(SingleAgentEnv("calcada", obs_encoding="scaled"), skip_render_check=True)
+    try:
+        from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    except ImportError:
+        return
+    sb3_check_env(SingleAgentEnv("calcada", obs_encoding="scaled"))
