@@ -15,21 +15,25 @@ one-colour districts for points, connect motifs for more at the end. Rules as im
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                  |
 | Action shape       | Discrete(170)                                                          |
 | Observation shape  | (279n + 195,) int8: 753 (2p), 1032 (3p), 1311 (4p)                     |
-| Observation values | [0, 127]                                                               |
+| Observation values | [0, 127] int8; [0, 1] float32 with `obs_encoding="scaled"`              |
 
 ## Options
 `env(num_players=2, start_player=0, board_side="A", reward_mode="rank", render_mode=None,
-viewer="public", illegal="lose")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
 for `viewer` and `illegal`).
 `board_side` is `"A"` (8 districts) or `"B"` (9 districts); all players use the same side.
 
 ## Observation
 A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
 is not deciding). Seat blocks are seat-relative: block `rel` shows seat `(me + rel) mod n`, so the
-observer's own board always comes first and one policy can play every seat. Values are clipped to
-127. Face-down stacks appear by size only, never by order.
+observer's own board always comes first and one policy can play every seat. Face-down stacks
+appear by size only, never by order.
 
-Offsets of each block for each player count (generated from `calcada_env.layout.OBS`):
+Offsets and the range of each block for each player count (generated from
+`calcada_env.layout.OBS`; `GAME.obs_high_vector(params)` gives every entry's maximum). The kernel
+clips the bonus tiles and the points at 127 (the int8 range), which neither can reach.
+`env(obs_encoding="scaled")` divides every entry by its maximum: float32 in [0, 1]
+(`gamecore.encoding`).
 
 {OBS_TABLE}
 

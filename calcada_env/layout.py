@@ -224,27 +224,54 @@ OBS_SQUARE = NUM_COLOURS + NUM_KINDS
 OBS_SEAT = NUM_SQUARES * OBS_SQUARE + 2
 
 
+#: largest bonus-tile count: 2 at the start + 2 for each of at most 25 placed bonus-symbol tiles
+#: (the supply is unlimited; spending only lowers it)
+MAX_BONUS_HELD = STARTING_BONUS + BONUS_FOR_SYMBOL * NUM_SQUARES
+#: largest score during play: every square in a completed district at the top multiplier (3), and
+#: the 2-point bonus of each of the 5 colours leaving the scoreboard
+MAX_PLAY_POINTS = NUM_SQUARES * max(max(r) for r in SCOREBOARD.values()) + LEAVE_BONUS_POINTS * NUM_COLOURS
+#: most cobblestones on one carousel space (all 15)
+MAX_ON_SPACE = CAROUSEL_STONES_PER_COLOUR * NUM_COLOURS
+
+
+def _seat_high() -> np.ndarray:
+    high = np.ones(OBS_SEAT, dtype=np.int64)  # the squares' colour and kind one-hots
+    high[NUM_SQUARES * OBS_SQUARE] = MAX_BONUS_HELD
+    high[NUM_SQUARES * OBS_SQUARE + 1] = MAX_PLAY_POINTS
+    return high
+
+
 def _obs_layout(n: int) -> Layout:
     lay = Layout(f"observation, {n} players")
+    rows = len(SCOREBOARD[n])
     lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} each) shows seat ``(me + rel) mod n``: at "
             f"``{OBS_SEAT} rel + {OBS_SQUARE} sq + c`` 1 if square sq holds colour c (5), at "
             f"``+ 5 + k`` 1 if it holds kind k (tram, plaza, kiosk, cafe, bench, bonus); at "
-            f"``{OBS_SEAT} rel + {NUM_SQUARES * OBS_SQUARE}`` bonus tiles, ``+ 1`` points")
-    lay.add("NUMBERS", NUM_SQUARES, "printed number of each square (1..5)")
-    lay.add("DISTRICTS", NUM_SQUARES, "district id of each square (0 = A, ...)")
-    lay.add("CAROUSEL", NUM_SPACES * NUM_COLOURS, "``+ 5 s + c``: cobblestones of colour c on carousel space s")
+            f"``{OBS_SEAT} rel + {NUM_SQUARES * OBS_SQUARE}`` bonus tiles, ``+ 1`` points",
+            high=np.tile(_seat_high(), n),
+            range_doc=f"one-hots 0..1; bonus tiles 0..{MAX_BONUS_HELD} (2 + 2 per bonus-symbol tile on the 25 "
+            f"squares); points 0..{MAX_PLAY_POINTS} (25 squares x multiplier 3 + 2 x 5 colours leaving; the "
+            "kernel clips both at 127, never reached)")
+    lay.add("NUMBERS", NUM_SQUARES, "printed number of each square (1..5)", high=5)
+    lay.add("DISTRICTS", NUM_SQUARES, "district id of each square (0 = A, ...)", high=MAX_DISTRICTS - 1,
+            range_doc=f"0..{MAX_DISTRICTS - 1} (side B's 9 districts; side A uses 0..7)")
+    lay.add("CAROUSEL", NUM_SPACES * NUM_COLOURS, "``+ 5 s + c``: cobblestones of colour c on carousel space s",
+            high=CAROUSEL_STONES_PER_COLOUR, range_doc="0..3 (3 carousel cobblestones per colour)")
     lay.add("DISPLAYS", NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS, "``+ 6 (3 c + j) + k``: 1 if display slot j of "
-            "colour c shows kind k")
-    lay.add("STACK_SIZES", NUM_COLOURS, "tiles left in colour c's stack")
-    lay.add("SB_ROWS", NUM_COLOURS, "scoreboard row of colour c (rows = it has left the scoreboard)")
-    lay.add("MULTIPLIERS", NUM_COLOURS, "current multiplier of colour c (0 once it has left)")
-    lay.add("PHASE", 2, "one-hot turn phase (the kind of decision): 0 before the declare, 1 after it")
-    lay.add("DECL_NUM", 1, "declared number (0 before the declare)")
-    lay.add("DECL_COL", NUM_COLOURS, "one-hot declared colour (after the declare)")
-    lay.add("END", 1, "1 once the game end has been triggered (last round)")
-    lay.add("ROUND_PLACED", 1, "1 if someone placed a tile this round")
-    lay.add("CURRENT", n, "one-hot: seat deciding now, which is also the turn owner (relative)")
-    lay.add("START", n, "one-hot: start seat (relative; a round ends before it)")
+            "colour c shows kind k", high=1)
+    lay.add("STACK_SIZES", NUM_COLOURS, "tiles left in colour c's stack", high=TILES_PER_COLOUR,
+            range_doc=f"0..{TILES_PER_COLOUR} (a colour's tiles; 22 once its first display is out)")
+    lay.add("SB_ROWS", NUM_COLOURS, "scoreboard row of colour c (rows = it has left the scoreboard)", high=rows)
+    lay.add("MULTIPLIERS", NUM_COLOURS, "current multiplier of colour c (0 once it has left)",
+            high=max(SCOREBOARD[n]))
+    lay.add("PHASE", 2, "one-hot turn phase (the kind of decision): 0 before the declare, 1 after it", high=1)
+    lay.add("DECL_NUM", 1, "declared number (0 before the declare)", high=MAX_ON_SPACE,
+            range_doc=f"0..{MAX_ON_SPACE} (the cobblestones on one space: all 15 at most)")
+    lay.add("DECL_COL", NUM_COLOURS, "one-hot declared colour (after the declare)", high=1)
+    lay.add("END", 1, "1 once the game end has been triggered (last round)", high=1)
+    lay.add("ROUND_PLACED", 1, "1 if someone placed a tile this round", high=1)
+    lay.add("CURRENT", n, "one-hot: seat deciding now, which is also the turn owner (relative)", high=1)
+    lay.add("START", n, "one-hot: start seat (relative; a round ends before it)", high=1)
     return lay
 
 

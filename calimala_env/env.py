@@ -17,15 +17,15 @@ ambiguous case and every reconstructed value: `docs/rules/calimala.md`.
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 3..5 (default 3)            |
 | Action shape       | Discrete({NUM_ACTIONS})                                                              |
 | Observation shape  | {OBS_SHAPES}                                                  |
-| Observation values | [0, 127]                                                                      |
+| Observation values | [0, 127] int8; [0, 1] float32 with `obs_encoding="scaled"`                     |
 | Hidden information | yes: `resample(state, seat, seed)` redeals what a seat cannot see             |
 
 ## Options
 `env(num_players=3, start_player=0, action_layout=None, reward_mode="rank", render_mode=None,
-viewer="public")`. `action_layout`: `None` (the 8 action tiles shuffled onto the outer cells from
-the seed; the centre shows Contribute), `"first_game"` or 9 action names row by row (`a1 b1 c1
-a2 ...`), each action once. `start_player` begins (it keeps its scoring card first and takes its
-start card last).
+viewer="public", illegal="lose", obs_encoding="int8")`. `action_layout`: `None` (the 8 action
+tiles shuffled onto the outer cells from the seed; the centre shows Contribute), `"first_game"` or
+9 action names row by row (`a1 b1 c1 a2 ...`), each action once. `start_player` begins (it keeps
+its scoring card first and takes its start card last).
 
 ## A game as decisions
 Setup: every seat keeps one of its dealt scoring cards (`keep`, from the start seat clockwise),
@@ -44,7 +44,10 @@ deciding). Seat blocks are seat-relative: block `rel` is seat `(me + rel) mod n`
 own mat comes first and one policy can play every seat. Other seats' hands appear only as a count
 and the cards every seat knows they hold (start cards taken face up, not yet played); their scoring
 cards and the deck order never appear. The decision kind is the one-hot `PHASE` block, the turn
-owner `OWNER`, the decider `CURRENT`. Offsets per player count:
+owner `OWNER`, the decider `CURRENT`. Offsets and the range of every block per player count
+(`GAME.obs_high_vector(params)` gives every entry's maximum; the kernel clips the VP and the hand
+count at 127, the int8 range, which the hand count cannot reach). `env(obs_encoding="scaled")`
+divides every entry by its maximum: float32 in [0, 1] (`gamecore.encoding`):
 
 {OBS_TABLE}
 
@@ -107,7 +110,7 @@ from calimala_env import layout as L
 from calimala_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
 from gamecore.global_state import describe
-from gamecore.layout import markdown_table
+from gamecore.layout import markdown_table, range_by_count
 
 
 def _obs_table() -> str:
@@ -118,9 +121,9 @@ def _obs_table() -> str:
         if len({L.OBS[n][b.name].size for n in counts}) == 1:
             sizes = str(b.size)
         rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes,
-                     b.meaning.replace("|", "/").replace("``", "`")))
-    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "observation length"))
-    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Meaning"), rows)
+                     range_by_count(L.OBS, b.name).replace("|", "/"), b.meaning.replace("|", "/").replace("``", "`")))
+    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "", "observation length"))
+    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Range", "Meaning"), rows)
 
 
 _EXAMPLES = {

@@ -331,40 +331,99 @@ def _seat_block_doc() -> str:
     return "; ".join(f"``+{SEAT_OFF[name]}`` {meaning}" for name, _s, meaning in SEAT_FIELDS)
 
 
+def seat_field_high(n: int) -> dict[str, np.ndarray]:
+    """The largest value of each entry of a seat block's fields at ``n`` players, from the rules:
+    the warehouse and workshop caps, 3 workshops / ships, 40 cubes, the discs (a seat takes into its
+    reserve the white discs its placements push off, each for one of its coloured discs: at most
+    every white disc of the game in reserve, and ``2 * coloured + white`` placements), the 45 cards,
+    one known card per start card, the 15 council seats, 12 delivery slots per city, and each
+    church's and building's slots. VP are clipped to 127 by the kernel (the int8 range)."""
+    coloured, white = DISCS[n]
+    one = np.ones(1, dtype=np.int64)
+    return {
+        "wh": np.full(NUM_RES, WAREHOUSE_CAP),
+        "cloth": np.full(MAX_WORKSHOPS, WORKSHOP_CAP),
+        "workshops": one * MAX_WORKSHOPS,
+        "ships": one * MAX_SHIPS,
+        "houses": np.ones(NUM_TRADE, dtype=np.int64),
+        "reserve": one * CUBES,
+        "coloured": one * coloured,
+        "white": one * (white * n),
+        "placed": one * (2 * coloured + white),
+        "hand_count": one * NUM_CARDS,
+        "known": np.ones(NUM_TYPES, dtype=np.int64),
+        "vp": one * 127,
+        "seats": one * NUM_SEATS,
+        "cities": np.full(NUM_CITIES, CITY_SLOTS),
+        "contrib": np.array(CHURCH_SLOT_TABLE, dtype=np.int64).reshape(-1),  # 3 b + r
+        "art": np.array(ART_SLOT_TABLE, dtype=np.int64),
+    }
+
+
+def _seat_high(n: int) -> np.ndarray:
+    fields = seat_field_high(n)
+    high = np.concatenate([fields[name] for name, _s, _m in SEAT_FIELDS])
+    assert high.shape == (OBS_SEAT,)
+    return high
+
+
+def _seat_range_doc() -> str:
+    by_count = {n: seat_field_high(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+    parts = []
+    for name, _s, _m in SEAT_FIELDS:
+        values = [by_count[n][name] for n in sorted(by_count)]
+        if name == "contrib":
+            text = "0.." + " / ".join(str(x[0]) for x in CHURCH_SLOT_TABLE) + " by church (its slots per resource)"
+        elif name == "art":
+            text = "0.." + " / ".join(map(str, ART_SLOT_TABLE)) + " by building (its artwork slots)"
+        elif name == "vp":
+            text = "0..127 (the kernel clips VP at 127, the int8 range)"
+        elif all(np.array_equal(v, values[0]) for v in values):
+            text = f"0..{int(values[0].max())}"
+        else:
+            text = "0.." + " / ".join(str(int(v[0])) for v in values) + " (3 / 4 / 5 players)"
+        parts.append(f"{name} {text}")
+    return "; ".join(parts)
+
+
 def _obs_layout(n: int) -> Layout:
     lay = Layout(f"observation, {n} players")
     lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} values) shows seat ``(me + rel) mod n``: "
-            + _seat_block_doc())
-    lay.add("MY_HAND", NUM_TYPES, "my action cards of each type")
-    lay.add("MY_DEALT", NUM_SCORING_CARDS, "1 for each scoring card dealt to me")
-    lay.add("MY_KEPT", NUM_SCORING_CARDS, "one-hot: the scoring card I kept")
-    lay.add("FACE_UP", NUM_SCORING_CARDS, "one-hot: the face-up scoring card (3 and 4 players)")
-    lay.add("LAYOUT", NUM_CELLS * NUM_TYPES, "``9 cell + t``: 1 if the cell shows action t")
+            + _seat_block_doc(), high=np.tile(_seat_high(n), n), range_doc=_seat_range_doc())
+    lay.add("MY_HAND", NUM_TYPES, "my action cards of each type", high=CARD_COUNT,
+            range_doc=f"0..{max(CARD_COPIES)} (the cards of the type)")
+    lay.add("MY_DEALT", NUM_SCORING_CARDS, "1 for each scoring card dealt to me", high=1)
+    lay.add("MY_KEPT", NUM_SCORING_CARDS, "one-hot: the scoring card I kept", high=1)
+    lay.add("FACE_UP", NUM_SCORING_CARDS, "one-hot: the face-up scoring card (3 and 4 players)", high=1)
+    lay.add("LAYOUT", NUM_CELLS * NUM_TYPES, "``9 cell + t``: 1 if the cell shows action t", high=1)
     lay.add("STACKS", NUM_SPACES * MAX_STACK * OBS_DISC, f"``{MAX_STACK * OBS_DISC} s + {OBS_DISC} i + k``: i-th disc "
-            "from the bottom of street s: k = 0 present, 1 white, 2 + rel its owner (relative)")
-    lay.add("STACK_N", NUM_SPACES, "discs on each street")
-    lay.add("TILES", NUM_SEATS * NUM_TILES, "``15 k + c``: 1 if council seat k shows scoring tile c")
+            "from the bottom of street s: k = 0 present, 1 white, 2 + rel its owner (relative)", high=1)
+    lay.add("STACK_N", NUM_SPACES, "discs on each street", high=MAX_STACK)
+    lay.add("TILES", NUM_SEATS * NUM_TILES, "``15 k + c``: 1 if council seat k shows scoring tile c", high=1)
     lay.add("SEAT_OWNER", NUM_SEATS * (1 + n), "``(n + 1) k + j``: seat k scored without a seat (j = 0) or held "
-            "by seat rel = j - 1")
-    lay.add("NEXT_SEAT", NUM_SEATS + 1, "one-hot: council seats scored so far (15 = all)")
-    lay.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL] * n, "``n i + rel``: owner of the i-th council artwork")
-    lay.add("DISCARD", NUM_TYPES, "face-up discard pile: cards of each type")
-    lay.add("DECK_N", 1, "cards in the deck")
-    lay.add("START_LEFT", NUM_START, "start cards still on the table (Wood, Brick, Marble, Weave, Build)")
-    lay.add("PHASE", NUM_PHASES, "one-hot decision kind (see phase_names)")
-    lay.add("OWNER", n, "one-hot: seat whose turn it is (turn owner; relative)")
-    lay.add("CURRENT", n, "one-hot: seat deciding now (relative)")
-    lay.add("START", n, "one-hot: start seat (relative)")
-    lay.add("SPACE", NUM_SPACES, "one-hot: street of the current turn (during a turn)")
-    lay.add("PENDING", NUM_TYPES, "pending street actions of the current activation, by action")
+            "by seat rel = j - 1", high=1)
+    lay.add("NEXT_SEAT", NUM_SEATS + 1, "one-hot: council seats scored so far (15 = all)", high=1)
+    lay.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL] * n, "``n i + rel``: owner of the i-th council artwork", high=1)
+    lay.add("DISCARD", NUM_TYPES, "face-up discard pile: cards of each type", high=CARD_COUNT,
+            range_doc=f"0..{max(CARD_COPIES)} (the cards of the type)")
+    lay.add("DECK_N", 1, "cards in the deck", high=NUM_CARDS, range_doc=f"0..{NUM_CARDS} (all the cards)")
+    lay.add("START_LEFT", NUM_START, "start cards still on the table (Wood, Brick, Marble, Weave, Build)", high=1)
+    lay.add("PHASE", NUM_PHASES, "one-hot decision kind (see phase_names)", high=1)
+    lay.add("OWNER", n, "one-hot: seat whose turn it is (turn owner; relative)", high=1)
+    lay.add("CURRENT", n, "one-hot: seat deciding now (relative)", high=1)
+    lay.add("START", n, "one-hot: start seat (relative)", high=1)
+    lay.add("SPACE", NUM_SPACES, "one-hot: street of the current turn (during a turn)", high=1)
+    lay.add("PENDING", NUM_TYPES, "pending street actions of the current activation, by action", high=2,
+            range_doc="0..2 (twice each action for a white top disc)")
     lay.add("ACT", 3 * (1 + n), "``(n + 1) i + j``: activation i of this turn: j = 0 it is the current one, "
-            "1 + rel its owner")
-    lay.add("OBLIG", 1, "1 while the placing player still has to carry out one of the street's actions")
+            "1 + rel its owner", high=1)
+    lay.add("OBLIG", 1, "1 while the placing player still has to carry out one of the street's actions", high=1)
     lay.add("EXEC", NUM_TYPES, "one-hot: action being carried out (ship / transport / build / artwork / "
-            "contribute decisions)")
-    lay.add("EXEC_CARD", 1, "1 if it comes from a card")
-    lay.add("EXEC_USED", NUM_TRADE, "ships used so far (count in the first slot) / trade cities served (bits)")
-    lay.add("END", 1, "1 once all 15 tiles are scored (last round)")
+            "contribute decisions)", high=1)
+    lay.add("EXEC_CARD", 1, "1 if it comes from a card", high=1)
+    lay.add("EXEC_USED", NUM_TRADE, "ships used so far (count in the first slot) / trade cities served (bits)",
+            high=1, range_doc="0..1 (ships used: one 1 per ship, in order)")
+    lay.add("END", 1, "1 once all 15 tiles are scored (last round)", high=1)
     return lay
 
 

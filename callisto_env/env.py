@@ -13,11 +13,11 @@ against you.
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                  |
 | Action shape       | Discrete(35 * S * S): 3500 (2p), 5040 (3p), 6860 (4p)                   |
 | Observation shape  | (S, S, 16n + 1) int8, S = 10 / 12 / 14 for 2 / 3 / 4 players             |
-| Observation values | [0, 127]                                                               |
+| Observation values | [0, 127] int8; [0, 1] float32 with `obs_encoding="scaled"`              |
 
 ## Options
 `env(num_players=2, start_player=0, match=False, reward_mode="rank", render_mode=None,
-viewer="public", illegal="lose")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
 for `viewer` and `illegal`). Rules as implemented: `docs/rules/callisto.md`.
 `match=True` plays a match: as many games as players, game g started by seat
 `(start_player + g) mod n`; the episode ends after the last game.
@@ -27,8 +27,11 @@ A dict: `observation` (int8, shape (S, S, C)) and `action_mask` (int8, 1 = legal
 agent that is not deciding). Plane groups are seat-relative: `rel = (seat - me) mod n`, so the
 observer's own planes always come first and one policy can play every seat.
 
-First plane of each group for each player count (generated from
-`callisto_env.layout.OBS_PLANES`):
+First plane of each group for each player count, and the range of its planes (generated from
+`callisto_env.layout.OBS_PLANES`; `GAME.obs_high_vector(params)` gives every entry's maximum, the
+planes' maxima at every cell). The kernel clips the summed match penalty at 127, the int8 range.
+`env(obs_encoding="scaled")` divides every entry by its maximum: float32 in [0, 1]
+(`gamecore.encoding`):
 
 {OBS_TABLE}
 

@@ -51,6 +51,12 @@ class CallistoGame(GameSpec):
         size = L.BOARD_SIZE[n]
         return (size, size, L.num_planes(n))
 
+    def obs_high_vector(self, params: np.ndarray) -> np.ndarray:
+        """Every plane's maximum (``layout.OBS_PLANES``) at every cell: (S * S * C,) in C order."""
+        n = int(params[L.P_PLAYERS])
+        size = L.BOARD_SIZE[n]
+        return np.tile(L.OBS_PLANES[n].high_vector(), size * size)
+
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         return notation.action_to_string(action, int(state[L.SIZE]))
 

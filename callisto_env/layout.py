@@ -181,15 +181,22 @@ PARAMS_LEN = 3
 # ---- observation planes (seat-relative: rel = (seat - observer) mod n) --------------------------
 def _obs_planes(n: int) -> Layout:
     lay = Layout(f"observation planes, {n} players")
-    lay.add("TILES", n, "plane ``rel``: 1 where seat ``rel`` has a tile square")
-    lay.add("PILLARS", n, "1 where seat ``rel`` has a pillar")
+    squares = int((TILE_COPIES * TILE_SIZE).sum())  # a colour's tile squares: its largest penalty in a game
+    lay.add("TILES", n, "plane ``rel``: 1 where seat ``rel`` has a tile square", high=1)
+    lay.add("PILLARS", n, "1 where seat ``rel`` has a pillar", high=1)
     lay.add("REMAIN", NUM_TILE_TYPES * n, "``+ 10 rel + t``: unplaced copies of tile type t of seat ``rel`` "
-            "(constant over the board)")
-    lay.add("THIRD", n, "1 while seat ``rel`` may still place its third pillar")
-    lay.add("OPENING", n, "opening pillar turns still to come for seat ``rel`` (0-2)")
-    lay.add("OUT", n, "1 once seat ``rel`` is out of the current game")
-    lay.add("MATCH_PEN", n, "seat ``rel``'s summed penalty of finished match games (at most 127)")
-    lay.add("GAMES", 1, "number of finished games of the match")
+            "(constant over the board)", high=np.tile(TILE_COPIES, n),
+            range_doc="0..copies of the type (2 for D2, I3, V3; 1 for the others)")
+    lay.add("THIRD", n, "1 while seat ``rel`` may still place its third pillar", high=1)
+    lay.add("OPENING", n, "opening pillar turns still to come for seat ``rel`` (0-2)", high=2)
+    lay.add("OUT", n, "1 once seat ``rel`` is out of the current game", high=1)
+    lay.add("MATCH_PEN", n, "seat ``rel``'s summed penalty of finished match games (at most 127)",
+            high=min(squares * n, 127),
+            range_doc=f"0..min({squares} n, 127): " + " / ".join(str(min(squares * k, 127)) for k in BOARD_SIZE)
+            + f" (a game's penalty is at most the {squares} squares of a colour's tiles, a match has n games; "
+            "the kernel clips the sum at 127, the int8 range, which 3 and 4 players can reach)")
+    lay.add("GAMES", 1, "number of finished games of the match", high=n - 1,
+            range_doc="0..n - 1 (0 in a single game)")
     return lay
 
 

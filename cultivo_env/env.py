@@ -15,22 +15,26 @@ implemented, with every ruling on an open case and every reconstructed value: `d
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                             |
 | Action shape       | Discrete({NUM_ACTIONS})                                                           |
 | Observation shape  | ({OBS_2},) int8 (2p), ({OBS_3},) (3p), ({OBS_4},) (4p)                             |
-| Observation values | [0, 127]                                                                          |
+| Observation values | [0, 127] int8; [0, 1] float32 with `obs_encoding="scaled"`                         |
 
 ## Options
 `env(num_players=2, start_player=0, random_villages=True, max_rounds=100, reward_mode="rank",
-render_mode=None, viewer="public")`. The map is the fixed default map of the player count (6 / 8 / 10 villages);
-`random_villages=True` deals the village tiles to its places, each turned one way or the other,
-from the seed (`False`: V1, V2, ... in order, unturned). `max_rounds` is a safety cap that is not in
-the rules: the game ends, scored as usual, after that many rounds (random play ends in about 40).
+render_mode=None, viewer="public", illegal="lose", obs_encoding="int8")`. The map is the fixed
+default map of the player count (6 / 8 / 10 villages); `random_villages=True` deals the village
+tiles to its places, each turned one way or the other, from the seed (`False`: V1, V2, ... in
+order, unturned). `max_rounds` is a safety cap that is not in the rules: the game ends, scored as
+usual, after that many rounds (random play ends in about 40).
 
 ## Observation
 A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
 is not deciding). Seat blocks are seat-relative: `rel = (seat - me) mod n`, the observer first, so
 one policy plays every seat. **Goods are unlimited: every count of goods (held, or being paid) is
-clipped to 127**; no other entry exceeds 127. The face-down stack shows by its size only; which
-pieces are in it, or left the game at setup, is never shown. Offsets of each block by player
-count (the field block repeats per field: `FIELDS + (6 + 2n + 4) f + k`):
+clipped to 127** (the int8 range), and so are the rounds; no other entry exceeds 127. The face-down
+stack shows by its size only; which pieces are in it, or left the game at setup, is never shown.
+Offsets and the range of each block by player count (the field block repeats per field:
+`FIELDS + (6 + 2n + 4) f + k`; `GAME.obs_high_vector(params)` gives every entry's maximum).
+`env(obs_encoding="scaled")` divides every entry by its maximum: float32 in [0, 1]
+(`gamecore.encoding`); goods, being unlimited, are divided by 127.
 
 {OBS_TABLE}
 
@@ -108,7 +112,7 @@ from cultivo_env import layout as L
 from cultivo_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
 from gamecore.global_state import describe
-from gamecore.layout import markdown_table
+from gamecore.layout import markdown_table, range_by_count
 
 
 def _obs_table() -> str:
@@ -119,9 +123,10 @@ def _obs_table() -> str:
         sizes = " / ".join(str(L.OBS[n][b.name].size) for n in counts)
         if len({L.OBS[n][b.name].size for n in counts}) == 1:
             sizes = str(b.size)
-        rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes, b.meaning))
-    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "observation length"))
-    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Meaning"), rows)
+        rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes,
+                     range_by_count(L.OBS, b.name).replace("``", "`"), b.meaning))
+    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "", "observation length"))
+    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Range", "Meaning"), rows)
 
 
 def _action_table() -> str:

@@ -408,29 +408,43 @@ def _obs_layout(n: int) -> Layout:
     lay = Layout(f"observation, {n} players")
     lay.add("FIELDS", fs * nf, f"``{fs} f + k``: field f's colour one-hot (k = 0..5), then the owner of its worker "
             f"(``6 + rel``, n), of its building (``6 + n + rel``, n), then travel flags (``6 + 2n + j``): on the "
-            "path so far, the traveller's position, the target, passed by the travel being paid for")
+            "path so far, the traveller's position, the target, passed by the travel being paid for", high=1)
     lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} each) shows seat ``(me + rel) mod n``: goods by "
             "colour (6, clipped to 127), equipment owned (36, piece 6 type + colour), workers on the map, colours "
-            "of its buildings (6), VP tiles taken")
+            "of its buildings (6), VP tiles taken",
+            high=np.tile(np.array([127] * NUM_COLOURS + [1] * NUM_EQUIP + [WORKERS] + [1] * NUM_COLOURS
+                                  + [sum(VP_TILES)]), n),
+            range_doc=f"goods 0..127 (unlimited: the kernel clips them at 127, the int8 range); equipment and "
+            f"buildings 0..1; workers 0..{WORKERS}; VP tiles 0..{sum(VP_TILES)} (all {len(VP_TILES)} tiles)")
     lay.add("MARKET", MARKET_SLOTS * 2 * NUM_COLOURS, "``12 slot + k``: the piece's type one-hot (k = 0..5) and "
-            "colour one-hot (k = 6..11); all zero for an empty slot")
-    lay.add("STACK_N", 1, "pieces in the face-down stack")
-    lay.add("NEXT_VP", 1, "value of the next VP tile (0 once all 7 are taken)")
-    lay.add("END", 2, "end triggered; last round")
-    lay.add("ACTIONS_LEFT", 1, "actions the turn owner still takes this turn, the current one included")
-    lay.add("ROUND", 1, "rounds completed (clipped to 127)")
-    lay.add("PHASE", NUM_PHASES, "one-hot: the kind of the pending decision")
-    lay.add("ACT", len(ACTION_KINDS), "one-hot: the action in progress")
+            "colour one-hot (k = 6..11); all zero for an empty slot", high=1)
+    lay.add("STACK_N", 1, "pieces in the face-down stack", high=MAX_STACK,
+            range_doc=f"0..{MAX_STACK} (the stack holds " + " / ".join(str(STACK_SIZE[k]) for k in sorted(STACK_SIZE))
+            + " pieces at 2 / 3 / 4 players)")
+    lay.add("NEXT_VP", 1, "value of the next VP tile (0 once all 7 are taken)", high=max(VP_TILES))
+    lay.add("END", 2, "end triggered; last round", high=1)
+    lay.add("ACTIONS_LEFT", 1, "actions the turn owner still takes this turn, the current one included", high=4,
+            range_doc="0..4 (2 a turn, one more for the 10th worker and for each barrel bought; check_state's bound)")
+    lay.add("ROUND", 1, "rounds completed (clipped to 127)", high=127,
+            range_doc=f"0..127 (at most ``max_rounds``, {DEFAULT_MAX_ROUNDS} by default; the kernel clips it at 127, "
+            "the int8 range)")
+    lay.add("PHASE", NUM_PHASES, "one-hot: the kind of the pending decision", high=1)
+    lay.add("ACT", len(ACTION_KINDS), "one-hot: the action in progress", high=1)
     lay.add("PAY_SUPPLY", NUM_COLOURS, "the payment so far: goods to the supply by colour (clipped to 127; during a "
-            "travel payment a colour's total stands here until what the players receive of it is decided)")
-    lay.add("PAY_SEATS", NUM_COLOURS * n, "``6 rel + c``: goods paid so far to seat rel (clipped to 127)")
+            "travel payment a colour's total stands here until what the players receive of it is decided)", high=127,
+            range_doc="0..127 (the kernel clips it at 127, the int8 range; a travel's payment of one colour stays "
+            f"below {MAX_AMOUNT})")
+    lay.add("PAY_SEATS", NUM_COLOURS * n, "``6 rel + c``: goods paid so far to seat rel (clipped to 127)", high=127,
+            range_doc="0..127 (clipped by the kernel, as PAY_SUPPLY)")
     lay.add("AMOUNT", 2 + NUM_COLOURS + n, "the travel payment's amount being decided: kind one-hot (the payer's "
-            "total of a colour, what a player receives of it), the colour one-hot, the receiving seat (rel, one-hot)")
-    lay.add("STALL", NUM_COLOURS, "one-hot: the colour of the stall deciding now")
-    lay.add("SLOT", MARKET_SLOTS, "one-hot: the market slot being bought")
-    lay.add("SPLIT", 1, "goods of the row's colour chosen for the purchase (0 before)")
-    lay.add("OWNER", n, "one-hot: the turn owner, relative (the decider is always the turn owner)")
-    lay.add("START", n, "one-hot: the start seat, relative")
+            "total of a colour, what a player receives of it), the colour one-hot, the receiving seat (rel, one-hot)",
+            high=1)
+    lay.add("STALL", NUM_COLOURS, "one-hot: the colour of the stall deciding now", high=1)
+    lay.add("SLOT", MARKET_SLOTS, "one-hot: the market slot being bought", high=1)
+    lay.add("SPLIT", 1, "goods of the row's colour chosen for the purchase (0 before)", high=MAX_SPLIT,
+            range_doc=f"0..{MAX_SPLIT} (a piece costs at most {max(EQUIP_COST)} goods)")
+    lay.add("OWNER", n, "one-hot: the turn owner, relative (the decider is always the turn owner)", high=1)
+    lay.add("START", n, "one-hot: the start seat, relative", high=1)
     return lay
 
 

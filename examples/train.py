@@ -4,6 +4,7 @@
     python examples/train.py --timesteps 1000000 --envs 16
     python examples/train.py --game calcada --players 3
     python examples/train.py --game calimala            # 3 players (the game's smallest count)
+    python examples/train.py --game calcada --obs-encoding scaled   # observations scaled to [0, 1]
 
 The learner is one seat per game (rotating over the seats from game to game) of a
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
@@ -12,6 +13,10 @@ copy of the current policy joins a small pool of snapshots, and at the start of 
 opponent for that rollout is drawn: the ``greedy`` baseline agent with probability ``--greedy-prob``
 (0 by default), else uniformly random with probability ``--random-prob``, else one of the snapshots
 (sampling its moves, masked to legal actions).
+
+``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
+divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
+model remembers it (its observation space), and the arena's ``ppo:`` agent scales for it.
 
 At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) and played greedily
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line
@@ -82,6 +87,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate")
     p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
     p.add_argument("--net-arch", type=str, default="64,64", help="hidden layer sizes, comma-separated")
+    p.add_argument(
+        "--obs-encoding",
+        choices=("int8", "scaled"),
+        default="int8",
+        help="observations the network sees: the int8 counts, or float32 scaled to [0, 1] by each entry's "
+        "documented maximum (gamecore.encoding)",
+    )
     p.add_argument("--device", default="cpu", help="torch device")
     p.add_argument(
         "--threads",
@@ -223,6 +235,7 @@ def evaluate(
     act: Policy,
     num_games: int,
     seed: int,
+    obs_encoding: str = "int8",
 ) -> dict[str, float]:
     """Play ``num_games`` games of ``act`` (as the learner, rotating seats) against the uniformly
     random opponent on the batched path; each game slot plays its share of games in seat order, so
@@ -236,7 +249,8 @@ def evaluate(
     n_envs = min(math.ceil(num_games / players), 256)
     quota = np.full(n_envs, num_games // n_envs, dtype=np.int64)
     quota[: num_games % n_envs] += 1
-    venv = SelfPlayVecEnv(game, num_envs=n_envs, seed=seed, opponent=random_opponent(seed + 1), num_players=players)
+    venv = SelfPlayVecEnv(game, num_envs=n_envs, seed=seed, opponent=random_opponent(seed + 1), num_players=players,
+                          obs_encoding=obs_encoding)
     obs = venv.reset()
     played = np.zeros(n_envs, dtype=np.int64)
     rewards: list[float] = []
@@ -295,7 +309,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from gamecore.sb3 import SelfPlayVecEnv, random_opponent
 
     torch.manual_seed(args.seed)
-    venv = SelfPlayVecEnv(args.game, num_envs=args.envs, seed=args.seed, num_players=args.players)
+    venv = SelfPlayVecEnv(args.game, num_envs=args.envs, seed=args.seed, num_players=args.players,
+                          obs_encoding=args.obs_encoding)
     rollout = args.n_steps * args.envs  # SB3 trains in whole rollouts of this many steps
     batch_size = min(args.batch_size, rollout)
     model = MaskablePPO(
@@ -315,7 +330,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     n = venv.games.num_players
     print(
-        f"{args.game}, {n} players: obs {venv.observation_space.shape}, {venv.action_space.n} actions; "
+        f"{args.game}, {n} players: obs {venv.observation_space.shape} {args.obs_encoding}, "
+        f"{venv.action_space.n} actions; "
         f"training MaskablePPO for {args.timesteps} steps on {args.envs} envs"
     )
     selfplay = make_selfplay_callback(venv, args.opponent_update, args.random_prob, args.pool_size, args.seed,
@@ -340,7 +356,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     eval_seed = args.seed + 1_000_003  # games not seen in training
     t0 = time.perf_counter()
-    result = evaluate(args.game, n, model_player(model), args.eval_games, eval_seed)
+    result = evaluate(args.game, n, model_player(model), args.eval_games, eval_seed, args.obs_encoding)
     eval_s = time.perf_counter() - t0
     baseline = evaluate(args.game, n, random_opponent(eval_seed + 7), args.eval_games, eval_seed)
     tie_text = f", {result['ties']} ties" if n == 2 else ""

@@ -11,7 +11,9 @@ show: ``"public"`` (default: no hands, secret cards or deck order), ``"all"`` or
 name) and ``illegal``: what a masked-out action does. ``"raise"`` (``raw_env``'s default) raises
 :class:`IllegalActionError` and changes nothing; ``"lose"`` (``env()``'s default, PettingZoo's
 classic convention) ends the game at once with -1 for the mover and 0 for everyone else. An action
-outside the action space, or not an integer, always raises.
+outside the action space, or not an integer, always raises. ``obs_encoding`` is how observations
+come: ``"int8"`` (default: the kernel's int8 counts, Box ``[0, 127]``) or ``"scaled"`` (float32 in
+``[0, 1]``, each entry divided by its documented maximum; :mod:`gamecore.encoding`).
 
 ``state()`` / ``state_space`` are PettingZoo's global state for centralised critics: one int8
 vector per position, the same whoever decides (seats in absolute order), holding what is public
@@ -39,6 +41,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from gamecore.encoding import ObsEncoder, check_obs_encoding
 from gamecore.global_state import global_state_view
 from gamecore.protocol import (
     H_CURRENT,
@@ -90,10 +93,12 @@ class BaseRawEnv(AECEnv):
         render_mode: str | None = None,
         viewer: int | str = "public",
         illegal: str = "raise",
+        obs_encoding: str = "int8",
         **options: Any,
     ) -> None:
         super().__init__()
         game = self.game
+        check_obs_encoding(obs_encoding)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {sorted(REWARD_MODES)}, got {short_repr(reward_mode)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -114,11 +119,12 @@ class BaseRawEnv(AECEnv):
         self._num_actions = game.num_actions(self._params)
         self._obs_shape = game.obs_shape(self._params)
         self._obs_len = int(np.prod(self._obs_shape))
+        #: the observation encoding (``"int8"`` or ``"scaled"``) and its scaling
+        self.obs_encoding = obs_encoding
+        self._encoder = ObsEncoder(game, self._params, obs_encoding)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(
-                    low=0, high=game.obs_high(self._params), shape=self._obs_shape, dtype=np.int8
-                ),
+                "observation": self._encoder.space(),
                 "action_mask": spaces.Box(low=0, high=1, shape=(self._num_actions,), dtype=np.int8),
             }
         )
@@ -323,7 +329,7 @@ class BaseRawEnv(AECEnv):
             and not self.terminations.get(agent, True)
         )
         mask = self._legal_mask().copy() if deciding else self._zero_mask.copy()
-        return {"observation": obs.reshape(self._obs_shape), "action_mask": mask}
+        return {"observation": self._encoder(obs).reshape(self._obs_shape), "action_mask": mask}
 
     # ---- global state ----------------------------------------------------------------------
     def state(self, view: str = "public") -> np.ndarray:

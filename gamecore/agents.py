@@ -245,7 +245,12 @@ class MCTSAgent(Agent):
 
 class PPOAgent(Agent):
     """A MaskablePPO policy saved by ``examples/train.py`` (needs the ``train`` extra); plays its most
-    likely legal action (``deterministic=False`` samples instead)."""
+    likely legal action (``deterministic=False`` samples instead).
+
+    A model trained on scaled observations (``obs_encoding="scaled"``: its saved observation space is
+    a float32 ``Box(0, 1)``) is fed them scaled: int8 observations (the arena's, the AEC env's
+    default) are divided by the game's per-entry maxima first (:mod:`gamecore.encoding`); float
+    observations are taken as already scaled (an opponent inside a scaled env)."""
 
     def __init__(self, game, path: str | Path, seed=None, deterministic: bool = True) -> None:
         super().__init__(game, seed)
@@ -262,15 +267,37 @@ class PPOAgent(Agent):
         self.path = path
         self.deterministic = deterministic
         self.spec = f"ppo:{path}"
+        space = self.model.observation_space
+        #: whether the model was trained on scaled (float32, [0, 1]) observations
+        self.scaled = np.dtype(space.dtype).kind == "f" and float(np.max(space.high)) <= 1.0
+        self._encoder = None
+
+    def _scale(self, obs: np.ndarray) -> np.ndarray:
+        """int8 observations scaled as the model saw them in training."""
+        if self._encoder is None:
+            from gamecore.encoding import ObsEncoder
+
+            size = int(np.prod(obs.shape[1:]))
+            for n in self.game.player_counts:
+                params = self.game.make_params(n)
+                if int(np.prod(self.game.obs_shape(params))) == size:
+                    self._encoder = ObsEncoder(self.game, params, "scaled")
+                    break
+            else:
+                raise ValueError(f"{self.spec}: observations of shape {obs.shape[1:]} fit no player count of "
+                                 f"{self.game.name}")
+        return self._encoder(obs.reshape(len(obs), -1)).reshape(obs.shape)
 
     def act(self, obs, masks, states=None, seats=None):
         obs = np.asarray(obs)
         want = self.model.observation_space.shape
-        if obs.dtype.kind not in "iu":
+        if obs.dtype.kind not in "iu" and not (self.scaled and obs.dtype.kind == "f"):
             raise TypeError(f"{self.spec}: observations must be an integer array, got dtype {obs.dtype}")
         if obs.shape[1:] != want:
             raise ValueError(f"{self.spec} was trained on observations of shape {want}, got {obs.shape[1:]} "
                              "(another game or player count?)")
+        if self.scaled and obs.dtype.kind in "iu":
+            obs = self._scale(obs)
         masks, _, _ = self._check(masks, states, seats)
         if obs.shape[0] != len(masks):
             raise ValueError(f"{self.spec}: one observation per mask: got {obs.shape[0]} for {len(masks)}")

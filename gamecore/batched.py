@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from gamecore.batch_kernels import batch_pick_legal, build
+from gamecore.encoding import ObsEncoder, check_obs_encoding
 from gamecore.games import get_game
 from gamecore.global_state import global_state_view
 from gamecore.options import check_options, short_repr
@@ -122,13 +123,13 @@ def available_memory() -> int | None:
         return None
 
 
-def batch_bytes(game: GameSpec, params: np.ndarray, num_envs: int) -> int:
+def batch_bytes(game: GameSpec, params: np.ndarray, num_envs: int, obs_encoding: str = "int8") -> int:
     """Bytes the arrays of a ``num_envs``-game batch take (states, final states, masks, obs, ...)."""
     n = int(params[0])
     per_game = (
         2 * game.kernels.STATE_LEN * 8  # states, final states
         + game.num_actions(params)  # masks
-        + int(np.prod(game.obs_shape(params)))  # observations
+        + int(np.prod(game.obs_shape(params))) * (5 if obs_encoding == "scaled" else 1)  # observations (+ float32)
         + 8 * (4 + 2 * n)  # players, streams, episodes, dones, rewards, keys
         + 1  # active flags
     )
@@ -140,9 +141,13 @@ class BatchedGames:
 
     ``num_players`` (and every game option) as for the game's ``env()``; omitted, the game's own
     default count. ``num_threads``: 1 (default), a fixed count, or ``"auto"``, see :class:`ThreadChooser`.
+    ``obs_encoding``: ``"int8"`` (default) or ``"scaled"`` (float32 in [0, 1], each entry divided by
+    its documented maximum in one vectorised pass into a preallocated buffer after each kernel call;
+    :mod:`gamecore.encoding`). ``raw_observations`` is always the int8 batch.
     Attributes after :meth:`reset` / :meth:`step` (views, overwritten by the next
-    call): ``observations`` ``(N, *obs_shape)`` int8, ``masks`` (N, A) int8, ``legal_counts`` (N,) int64
-    (the number of legal actions in each mask), ``current_players`` (N,) int64, ``rewards``
+    call): ``observations`` ``(N, *obs_shape)`` int8 (float32 when scaled), ``masks`` (N, A) int8,
+    ``legal_counts`` (N,) int64 (the number of legal actions in each mask), ``current_players`` (N,)
+    int64, ``rewards``
     (N, num_players) float64 (non-zero only on the step that ended a game), ``dones`` (N,) bool,
     ``final_states`` (N, STATE_LEN) (the finished game, valid where done).
     """
@@ -154,10 +159,13 @@ class BatchedGames:
         seed: int | None = None,
         reward_mode: str = "rank",
         num_threads: int | str = 1,
+        obs_encoding: str = "int8",
         **options: Any,
     ) -> None:
         self.game = get_game(game)
-        check_options(self.game, options, ("num_envs", "seed", "reward_mode", "num_threads"), "BatchedGames")
+        check_options(self.game, options, ("num_envs", "seed", "reward_mode", "num_threads", "obs_encoding"),
+                      "BatchedGames")
+        check_obs_encoding(obs_encoding)
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {short_repr(num_envs)}")
         if reward_mode not in REWARD_MODES:
@@ -171,7 +179,7 @@ class BatchedGames:
         self._reward_code = REWARD_MODES[reward_mode]
         if seed is not None:
             check_seed(seed, span=self.num_envs)
-        need = batch_bytes(self.game, self.params, self.num_envs)
+        need = batch_bytes(self.game, self.params, self.num_envs, obs_encoding)
         avail = available_memory()
         if avail is not None and need > avail:
             raise MemoryError(
@@ -185,6 +193,10 @@ class BatchedGames:
         self.legal_counts = np.zeros(n, dtype=np.int64)
         self._pick_rng = np.zeros(n, dtype=np.int64)
         self._obs = np.zeros((n, int(np.prod(self.obs_shape))), dtype=np.int8)
+        self.obs_encoding = obs_encoding
+        self.encoder = ObsEncoder(self.game, self.params, obs_encoding)
+        #: the scaled observations (float32), filled from ``_obs`` after every kernel call; None for int8
+        self._obs_scaled = np.zeros(self._obs.shape, dtype=np.float32) if self.encoder.scaled else None
         self.current_players = np.zeros(n, dtype=np.int64)
         self.rewards = np.zeros((n, self.num_players), dtype=np.float64)
         self._keys = np.zeros((n, self.num_players), dtype=np.float64)
@@ -208,7 +220,25 @@ class BatchedGames:
 
     @property
     def observations(self) -> np.ndarray:
+        """The deciding seats' observations in the batch's encoding, ``(N, *obs_shape)``."""
+        obs = self._obs if self._obs_scaled is None else self._obs_scaled
+        return obs.reshape((self.num_envs, *self.obs_shape))
+
+    @property
+    def raw_observations(self) -> np.ndarray:
+        """The same observations as the kernels write them: int8, whatever the encoding."""
         return self._obs.reshape((self.num_envs, *self.obs_shape))
+
+    @property
+    def observation_space(self):
+        """The gymnasium ``Box`` of one row of :attr:`observations` (int8 ``[0, 127]``, or float32
+        ``[0, 1]`` when scaled)."""
+        return self.encoder.space(self.obs_shape)
+
+    def _encode(self) -> None:
+        """Refresh the scaled observations from the int8 ones (nothing to do for int8)."""
+        if self._obs_scaled is not None:
+            self.encoder(self._obs, out=self._obs_scaled)
 
     @property
     def dones(self) -> np.ndarray:
@@ -240,6 +270,7 @@ class BatchedGames:
             self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts,
             self._obs, self.current_players, self._all,
         )
+        self._encode()
         rng_seed_array(self._pick_rng, self.streams, _PICK_SALT)
         self._dones[:] = 0
         self.rewards[:] = 0.0
@@ -327,6 +358,7 @@ class BatchedGames:
             self.rewards, self._dones, self.final_states, self.masks, self.legal_counts, self._obs,
             self.current_players, self._keys,
         )
+        self._encode()
         if active is not None:
             self._dones[act == 0] = 0
             self.rewards[act == 0] = 0.0
@@ -351,6 +383,7 @@ class BatchedGames:
             self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts, self._obs,
             self.current_players, act,
         )
+        self._encode()
 
     def _forfeit_rows(self, rows: Any) -> np.ndarray:
         """``rows`` of :meth:`forfeit` as (N,) int8 flags, or a clear error naming the value given."""

@@ -15,6 +15,15 @@ The returned offsets are plain ``int``: numba freezes module-level ints as compi
 so kernels pay nothing for them. An observation whose layout depends on the player count gets one
 :class:`Layout` per count (:func:`per_count`), the kernel reads the offsets for its count from the
 int64 table of :func:`offsets_table`, and :func:`table_by_count` documents all counts side by side.
+
+An observation layout also gives every block its range: ``high`` is the largest value each entry
+can take (one int for the whole block, or one per entry), from the rules and the kernel that writes
+it, and ``range_doc`` says where that maximum comes from or where the kernel clips a value. The
+table then has a ``Range`` column, and :meth:`Layout.high_vector` gives the per-entry maxima as one
+int vector (what the scaled observation encoding, :mod:`gamecore.encoding`, divides by)::
+
+    OBS.add("CAROUSEL", 30, "cobblestones of colour c on space s", high=3,
+            range_doc="0..3 (3 cobblestones of each colour)")
 """
 
 from __future__ import annotations
@@ -31,10 +40,26 @@ class Block:
     offset: int
     size: int
     meaning: str
+    #: largest value of each entry (``size`` ints), or None for a block without a documented range
+    #: (state layouts)
+    high: tuple[int, ...] | None = None
+    #: how the range reads in the tables ("0..3 (3 cobblestones per colour)"); derived from ``high``
+    #: when not given
+    range_doc: str = ""
 
     @property
     def end(self) -> int:
         return self.offset + self.size
+
+    def range_text(self) -> str:
+        """The block's range as the tables show it: ``range_doc``, else ``0..high`` (``0..a / 0..b``
+        over the entries when they differ), or ``""`` without a range."""
+        if self.range_doc:
+            return self.range_doc
+        if self.high is None:
+            return ""
+        distinct = sorted(set(self.high))
+        return " / ".join(f"0..{h}" for h in distinct) if distinct else "-"
 
 
 class Layout:
@@ -47,13 +72,28 @@ class Layout:
         self.blocks: list[Block] = []
         self._by_name: dict[str, Block] = {}
 
-    def add(self, name: str, size: int, meaning: str) -> int:
-        """Allocate ``size`` slots named ``name`` after the last block; return the offset."""
+    def add(self, name: str, size: int, meaning: str, high: int | Iterable[int] | None = None,
+            range_doc: str = "") -> int:
+        """Allocate ``size`` slots named ``name`` after the last block; return the offset.
+
+        ``high``: the largest value of every entry (an int), or of each entry (``size`` ints);
+        ``range_doc``: the range as the tables should state it (where the maximum comes from, where
+        the kernel clips)."""
         if name in self._by_name:
             raise ValueError(f"{self.title}: block {name!r} allocated twice")
         if int(size) != size or size < 0:
             raise ValueError(f"{self.title}: block {name!r} has a bad size {size!r}")
-        block = Block(name, self.size, int(size), " ".join(meaning.split()))
+        highs = None
+        if high is not None:
+            arr = np.asarray(high)
+            if arr.dtype.kind not in "iu" or arr.ndim > 1:
+                raise ValueError(f"{self.title}: block {name!r}: high must be an int or a sequence of ints")
+            highs = tuple(int(h) for h in np.broadcast_to(arr, (int(size),))) if arr.ndim == 0 else \
+                tuple(int(h) for h in arr)
+            if len(highs) != int(size) or any(h < 0 for h in highs):
+                raise ValueError(f"{self.title}: block {name!r}: high needs {int(size)} non-negative ints, "
+                                 f"got {len(highs)}")
+        block = Block(name, self.size, int(size), " ".join(meaning.split()), highs, " ".join(range_doc.split()))
         self.blocks.append(block)
         self._by_name[name] = block
         self.size += int(size)
@@ -86,15 +126,32 @@ class Layout:
             end = b.end
         assert end <= self.size
 
+    @property
+    def has_ranges(self) -> bool:
+        """True when every block has a documented maximum (an observation layout)."""
+        return bool(self.blocks) and all(b.high is not None for b in self.blocks)
+
+    def high_vector(self) -> np.ndarray:
+        """The largest value of every entry, as an int64 vector of ``size`` (slots left by
+        :meth:`pad` are 0); ValueError naming a block without a ``high``."""
+        out = np.zeros(self.size, dtype=np.int64)
+        for b in self.blocks:
+            if b.high is None:
+                raise ValueError(f"{self.title}: block {b.name!r} has no documented maximum (high)")
+            out[b.offset : b.end] = b.high
+        return out
+
     def table(self) -> str:
-        """The layout as an RST table: ``Index | Name | Meaning``."""
+        """The layout as an RST table: ``Index | Name | Meaning`` (``Index | Name | Range |
+        Meaning`` when the blocks have ranges)."""
+        ranged = self.has_ranges
         rows = []
         for b in self.blocks:
             index = str(b.offset) if b.size == 1 else f"{b.offset}..{b.end - 1}"
             if b.size == 0:
                 index = "-"
-            rows.append((index, f"``{b.name}``", b.meaning))
-        return rst_table(("Index", "Name", "Meaning"), rows)
+            rows.append((index, f"``{b.name}``", *((b.range_text(),) if ranged else ()), b.meaning))
+        return rst_table(("Index", "Name", *(("Range",) if ranged else ()), "Meaning"), rows)
 
 
 def per_count(build: Callable[[int], Layout], counts: Iterable[int]) -> dict[int, Layout]:
@@ -114,19 +171,33 @@ def offsets_table(layouts: dict[int, Layout], names: Iterable[str]) -> np.ndarra
     return table
 
 
+def range_by_count(layouts: dict[int, Layout], name: str) -> str:
+    """Block ``name``'s range over every count: one text when the counts agree, else each count's
+    in count order, ``0..3 / 0..4 / 0..5`` (as the size column does)."""
+    counts = sorted(layouts)
+    texts = [layouts[n][name].range_text() for n in counts]
+    if len(set(texts)) == 1:
+        return texts[0]
+    return " / ".join(texts)
+
+
 def table_by_count(layouts: dict[int, Layout], markdown: bool = False) -> str:
     """All counts side by side: ``Name | offset for n = 2 | n = 3 | ... | Size | Meaning``
-    (the size column shows each count's size when they differ); RST, or markdown for the env
-    docstrings (which PettingZoo writes in markdown)."""
+    (the size column shows each count's size when they differ), with a ``Range`` column before
+    the meaning when the blocks have ranges (:func:`range_by_count`); RST, or markdown for the
+    env docstrings (which PettingZoo writes in markdown)."""
     counts = sorted(layouts)
     first = layouts[counts[0]]
-    headers = ("Name", *[f"{n}p" for n in counts], "Size", "Meaning")
+    ranged = all(lay.has_ranges for lay in layouts.values())
+    headers = ("Name", *[f"{n}p" for n in counts], "Size", *(("Range",) if ranged else ()), "Meaning")
     rows = []
     for b in first.blocks:
         sizes = sorted({layouts[n][b.name].size for n in counts})
         size = str(sizes[0]) if len(sizes) == 1 else " / ".join(str(layouts[n][b.name].size) for n in counts)
-        rows.append((f"``{b.name}``", *[str(layouts[n].offset(b.name)) for n in counts], size, b.meaning))
-    rows.append(("total", *[str(layouts[n].size) for n in counts], "", "observation length"))
+        rng = (range_by_count(layouts, b.name),) if ranged else ()
+        rows.append((f"``{b.name}``", *[str(layouts[n].offset(b.name)) for n in counts], size, *rng, b.meaning))
+    rows.append(("total", *[str(layouts[n].size) for n in counts], "", *(("",) if ranged else ()),
+                 "observation length"))
     if markdown:
         return markdown_table(headers, [tuple(c.replace("``", "`") for c in r) for r in rows])
     return rst_table(headers, rows)

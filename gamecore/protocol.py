@@ -202,7 +202,7 @@ class GameSpec:
 
     def known_options(self) -> list[str]:
         """Every keyword the env constructors accept, for error messages."""
-        return ["num_players", *self.option_defaults, "reward_mode", "render_mode", "viewer", "illegal"]
+        return ["num_players", *self.option_defaults, "reward_mode", "render_mode", "viewer", "illegal", "obs_encoding"]
 
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
@@ -235,8 +235,21 @@ class GameSpec:
         raise NotImplementedError
 
     def obs_high(self, params: np.ndarray) -> int:
-        """Largest value any observation entry takes (the Box's ``high``)."""
+        """The ``high`` of the int8 observation Box: the int8 range every entry stays in (127). Each
+        entry's own, tighter maximum: :meth:`~gamecore.protocol.GameSpec.obs_high_vector`."""
         return 127
+
+    def obs_high_vector(self, params: np.ndarray) -> np.ndarray:
+        """The largest value each observation entry can take, from the rules (the ``high`` of every
+        block of :meth:`obs_layout`, which the env docstring's ``Range`` column states): a flat
+        int64 vector of the observation's length (C order), every value in ``0..obs_high``. It
+        depends on the player count only, never on other options, so that observations scaled by
+        it (``obs_encoding="scaled"``) mean the same under every option. A game whose observation is
+        not one flat block layout (Callisto's planes) overrides this."""
+        lay = self.obs_layout(params)
+        if lay is None:
+            raise NotImplementedError(f"{self.name}: no observation layout to read the maxima from")
+        return lay.high_vector()
 
     def obs_layout(self, params: np.ndarray) -> Layout | None:
         """The flat observation's named blocks (covering it exactly), or None for an observation

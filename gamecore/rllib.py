@@ -19,8 +19,10 @@ receives its final observation (mask all zero), its reward and ``terminated=True
 receiving observations until then.
 
 Build it from an RLlib ``env_config``: ``{"game": "calcada", "num_players": 3, ...}`` -- the game
-name plus every keyword of the game's ``env()`` (``reward_mode``, ``illegal``, its own options) and
-``flatten``::
+name plus every keyword of the game's ``env()`` (``reward_mode``, ``illegal``, ``obs_encoding``, its
+own options) and ``flatten``. ``obs_encoding="scaled"`` divides each entry by its documented maximum
+(:mod:`gamecore.encoding`), so ``observations`` lie in ``[0, 1]``; the default passes the int8
+counts on as float32 (``[0, 127]``)::
 
     from ray.rllib.algorithms.ppo import PPOConfig
     from gamecore.rllib import RLlibEnv, masked_ppo_config
@@ -46,7 +48,7 @@ from gamecore.options import check_options, short_repr
 from gamecore.protocol import H_CURRENT
 from gamecore.single_agent import raw_env_class
 
-_OWN_KEYWORDS = ("game", "flatten", "reward_mode", "render_mode", "viewer", "illegal")
+_OWN_KEYWORDS = ("game", "flatten", "reward_mode", "render_mode", "viewer", "illegal", "obs_encoding")
 
 #: the module id of the one policy every seat shares in :func:`masked_ppo_config`
 SHARED_POLICY = "shared"
@@ -72,6 +74,7 @@ class RLlibEnv(MultiAgentEnv):
         shape = (int(np.prod(box.shape)),) if self.flatten else box.shape
         space = gym.spaces.Dict(
             {
+                # float32 in any encoding: the int8 counts as they are, or scaled to [0, 1]
                 "observations": gym.spaces.Box(0.0, float(box.high.max()), shape, dtype=np.float32),
                 "action_mask": gym.spaces.Box(0.0, 1.0, (raw._num_actions,), dtype=np.float32),
             }

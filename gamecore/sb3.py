@@ -12,6 +12,10 @@ opponent) and 0 for every other seat, and the slot starts its next game, so unma
 (plain PPO, DQN) can train; ``infos[i]["illegal_action"]`` is True when the learner forfeited and
 ``infos[i]["forfeit_by"]`` names the seat that did. An action that is not an integer in range
 always raises.
+
+``obs_encoding="scaled"`` gives float32 observations in ``[0, 1]`` (each entry divided by its
+documented maximum, :mod:`gamecore.encoding`) instead of the int8 counts, for the learner, its
+``terminal_observation`` and the opponent alike; the space is then ``Box(0, 1, float32)``.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from gamecore.rng import check_seed
 
 __all__ = ["SelfPlayVecEnv", "random_opponent"]
 
-_OWN_KEYWORDS = ("num_envs", "seed", "opponent", "learner_seat", "reward_mode", "illegal", "num_threads")
+_OWN_KEYWORDS = ("num_envs", "seed", "opponent", "learner_seat", "reward_mode", "illegal", "num_threads",
+                 "obs_encoding")
 _SNAPSHOT = (
     "states", "final_states", "masks", "legal_counts", "_obs", "current_players", "rewards", "_dones", "streams",
     "episodes", "_pick_rng",
@@ -62,6 +67,7 @@ class SelfPlayVecEnv(VecEnv):
         reward_mode: str = "rank",
         illegal: str = "raise",
         num_threads: int | str = 1,
+        obs_encoding: str = "int8",
         **options: Any,
     ) -> None:
         check_options(get_game(game), options, _OWN_KEYWORDS, "SelfPlayVecEnv")
@@ -69,14 +75,11 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"illegal must be one of {list(ILLEGAL_MODES)}, got {short_repr(illegal)}")
         self.illegal = illegal
         self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, num_threads=num_threads,
-                                  **options)
+                                  obs_encoding=obs_encoding, **options)
         g = self.games
+        self.obs_encoding = g.obs_encoding
         self.render_mode = None
-        super().__init__(
-            g.num_envs,
-            spaces.Box(low=0, high=g.game.obs_high(g.params), shape=g.obs_shape, dtype=np.int8),
-            spaces.Discrete(g.num_actions),
-        )
+        super().__init__(g.num_envs, g.observation_space, spaces.Discrete(g.num_actions))
         if not (isinstance(learner_seat, str) and learner_seat == "rotate") and not (
             isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, (bool, np.bool_))
             and 0 <= learner_seat < g.num_players
@@ -169,7 +172,7 @@ class SelfPlayVecEnv(VecEnv):
                 dones[i] = True
                 obs = np.empty(int(np.prod(g.obs_shape)), dtype=np.int8)
                 g.game.kernels.observe(g.final_states[i], int(self._seats[i]), obs)
-                terminal_obs[i] = (obs.reshape(g.obs_shape), int(self._seats[i]))
+                terminal_obs[i] = (g.encoder(obs).reshape(g.obs_shape), int(self._seats[i]))
             self._games_played[i] += 1
             self._seats[i] = self._seat_for(self._games_played[i : i + 1])[0]
 
@@ -196,6 +199,7 @@ class SelfPlayVecEnv(VecEnv):
         g = self.games
         for name, arr in zip(_SNAPSHOT, saved[: len(_SNAPSHOT)], strict=True):
             getattr(g, name)[...] = arr
+        g._encode()  # the scaled observations follow the restored int8 ones
         self._seats[:] = saved[-2]
         self._games_played[:] = saved[-1]
 

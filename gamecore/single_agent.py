@@ -22,9 +22,11 @@ picks the seat of one episode. Every other seat is played inside ``step`` by the
 frozen copy of the learner (``model.predict`` with ``action_masks``) plays the other seats for
 self-play. The opponent sees its own seat's observation in the learner's format.
 
-Spaces: ``observation_space`` is a ``Box`` of int8 in ``[0, 127]``: flat by default (what
-``MlpPolicy`` and SB3's checker want), the game's own shape with ``flatten=False`` (Callisto's
-``(S, S, C)`` planes, for a convolutional policy); ``action_space`` is ``Discrete(A)``.
+Spaces: ``observation_space`` is a ``Box`` of int8 in ``[0, 127]`` (``obs_encoding="scaled"``:
+float32 in ``[0, 1]``, each entry divided by its documented maximum, :mod:`gamecore.encoding`):
+flat by default (what ``MlpPolicy`` and SB3's checker want), the game's own shape with
+``flatten=False`` (Callisto's ``(S, S, C)`` planes, for a convolutional policy); ``action_space``
+is ``Discrete(A)``.
 ``action_masks()`` returns the learner's legal actions as a bool array (what ``MaskablePPO``
 calls, also through SB3's ``ActionMasker``); ``info["action_mask"]`` carries the same mask as
 int8 after every ``reset`` and ``step`` (all zeros once the game is over), with
@@ -65,7 +67,8 @@ Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
 #: opponents that can be named instead of passed (name -> factory taking a seed)
 NAMED_OPPONENTS: dict[str, Callable[[int | None], Opponent]] = {"random": RandomOpponent}
 
-_OWN_KEYWORDS = ("learner_seat", "opponent", "illegal", "flatten", "reward_mode", "render_mode", "viewer")
+_OWN_KEYWORDS = ("learner_seat", "opponent", "illegal", "flatten", "reward_mode", "render_mode", "viewer",
+                 "obs_encoding")
 
 
 def _no_time(action: Any, who: str) -> Any:
@@ -113,6 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
         reward_mode: str = "rank",
         render_mode: str | None = None,
         viewer: int | str = "public",
+        obs_encoding: str = "int8",
         **options: Any,
     ) -> None:
         spec = get_game(game)
@@ -123,8 +127,10 @@ class SingleAgentEnv(gymnasium.Env):
             render_mode=render_mode,
             viewer=viewer,
             illegal=illegal,
+            obs_encoding=obs_encoding,
             **options,
         )
+        self.obs_encoding = obs_encoding
         raw = self.aec
         self.game = spec
         self.num_players = raw.num_players
@@ -144,7 +150,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = learner_seat
         box = raw.observation_spaces[raw.possible_agents[0]]["observation"]
         shape = (int(np.prod(box.shape)),) if self.flatten else box.shape
-        self.observation_space = spaces.Box(low=0, high=int(box.high.max()), shape=shape, dtype=np.int8)
+        self.observation_space = raw._encoder.space(shape)
         self.action_space = spaces.Discrete(raw._num_actions)
         self._opponent_arg = opponent
         self.opponent, self._named_opponent = make_opponent(opponent, None)
