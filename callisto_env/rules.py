@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from callisto_env.layout import (
@@ -300,6 +301,32 @@ def _store_u64(typingctx, arr, byte, w):
     return sig, codegen
 
 
+@intrinsic
+def _lowest_bit(typingctx, w):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.cttz(args[0], ir.Constant(ir.IntType(1), 1)), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _copy_bytes(typingctx, arr, dst, src, nbytes):
+    """memcpy within ``arr``'s data: ``nbytes`` bytes from byte offset ``src`` to ``dst`` (callers
+    check that both ranges lie inside a contiguous array of bytes and do not overlap)."""
+    sig = types.void(arr, types.int64, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        data = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
+        cgutils.raw_memcpy(builder, builder.gep(data, [args[1]]), builder.gep(data, [args[2]]), args[3], 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 #: _BYTES[b]: the 8 bits of b as 8 bytes of 0 / 1 (lowest bit first: little-endian memory order)
 _BYTES = np.array([sum(((v >> b) & 1) << (8 * b) for b in range(8)) for v in range(256)], dtype=np.uint64)
 _BYTES.setflags(write=False)
@@ -512,6 +539,30 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
+def _board_planes(state: np.ndarray, player: int, out: np.ndarray, C: int) -> None:
+    """Set the TILES / PILLARS entries of every occupied cell (the rest of those planes zero)."""
+    n = state[H_NPLAYERS]
+    S = state[SIZE]
+    off = OBS_OFF[n]
+    W = board_words(S)
+    for q in range(n):
+        rel = (q - player + n) % n
+        for i in range(W):
+            own = _word(state, BB_OWN + BB_WORDS * q + i)
+            for kind in range(2):
+                if kind == 0:
+                    w = own & _word(state, BB_PILLAR + i)
+                    plane = off[O_PILLARS] + rel
+                else:
+                    w = own & _word(state, BB_TILE + i)
+                    plane = off[O_TILES] + rel
+                while w != _U0:
+                    bit = i * 64 + _lowest_bit(w)
+                    out[((bit >> 4) * S + (bit & 15)) * C + plane] = 1
+                    w &= w - _U1
+
+
+@jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """(S, S, C) planes, channel last, flattened (groups in ``layout.OBS_PLANES``); plane groups
     are seat-relative (rel = (seat - player) mod n, so the observer is always rel 0)."""
@@ -519,28 +570,30 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     S = state[SIZE]
     off = OBS_OFF[n]
     C = off[O_GAMES] + 1
-    # the constant planes are the same at every cell: build one cell's vector, then copy it
-    cell = np.zeros(C, dtype=np.int8)
+    # cell 0 gets the planes that are the same at every cell (its board planes 0), then it is
+    # copied over the board, doubling the copied span each time, and the board planes are set
+    for k in range(C):
+        out[k] = 0
     for q in range(n):
         rel = (q - player + n) % n
         for k in range(NUM_TILE_TYPES):
-            cell[off[O_REMAIN] + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
-        cell[off[O_THIRD] + rel] = state[THIRD + q]
-        cell[off[O_OPENING] + rel] = 2 - state[PILLAR_TURNS + q]
-        cell[off[O_OUT] + rel] = state[OUT + q]
-        cell[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
-    cell[off[O_GAMES]] = state[GAME]
-    for i in range(S * S):
-        base = i * C
-        for k in range(C):
-            out[base + k] = cell[k]
-        v = state[BOARD + i]
-        if v != 0:
-            rel = (cell_owner(v) - player + n) % n
-            if is_pillar(v):
-                out[base + off[O_PILLARS] + rel] = 1
-            else:
-                out[base + off[O_TILES] + rel] = 1
+            out[off[O_REMAIN] + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
+        out[off[O_THIRD] + rel] = state[THIRD + q]
+        out[off[O_OPENING] + rel] = 2 - state[PILLAR_TURNS + q]
+        out[off[O_OUT] + rel] = state[OUT + q]
+        out[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
+    out[off[O_GAMES]] = state[GAME]
+    total = S * S * C
+    if out.itemsize == 1 and out.strides[0] == 1:
+        span = C
+        while span < total:
+            m = min(span, total - span)
+            _copy_bytes(out, span, 0, m)
+            span += m
+    else:
+        for i in range(C, total):
+            out[i] = out[i % C]
+    _board_planes(state, player, out, C)
 
 
 @jit
