@@ -217,8 +217,7 @@ def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> boo
     S = state[SIZE]
     W = board_words(S)
     found = False
-    for k in range(_KINDS * BB_WORDS):
-        out[base + k] = 0
+    out[base:base + _KINDS * BB_WORDS] = 0
     pbase = base + BB_WORDS * _PILLAR_KIND_SET
     if state[PILLAR_TURNS + seat] < 2:
         for i in range(W):
@@ -394,8 +393,7 @@ def refresh_legal(state: np.ndarray) -> None:
     """Recompute the LEGAL cache from the rest of the state (after a position was written slot by
     slot, e.g. from ASCII)."""
     if state[H_TERMINAL]:
-        for k in range(_KINDS * BB_WORDS):
-            state[LEGAL + k] = 0
+        state[LEGAL:LEGAL + _KINDS * BB_WORDS] = 0
     else:
         _settle_legal(state, state[H_CURRENT])
 
@@ -474,8 +472,7 @@ def _end_game(state: np.ndarray) -> bool:
         _new_game(state, (state[FIRST_START] + g + 1) % n)
         return True
     state[H_TERMINAL] = 1
-    for k in range(_KINDS * BB_WORDS):
-        state[LEGAL + k] = 0
+    state[LEGAL:LEGAL + _KINDS * BB_WORDS] = 0
     state[H_DONE] = (1 << n) - 1
     state[H_CURRENT] = 0
     state[H_OWNER] = 0
@@ -589,8 +586,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     C = off[O_GAMES] + 1
     # cell 0 gets the planes that are the same at every cell (its board planes 0), then it is
     # copied over the board, doubling the copied span each time, and the board planes are set
-    for k in range(C):
-        out[k] = 0
+    out[:C] = 0
     for q in range(n):
         rel = (q - player + n) % n
         for k in range(NUM_TILE_TYPES):
