@@ -597,7 +597,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         out[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
     out[off[O_GAMES]] = state[GAME]
     total = S * S * C
-    if out.itemsize == 1 and out.strides[0] == 1:
+    if out.itemsize == 1 and out.strides[0] == 1 and out.shape[0] >= total:
         span = C
         while span < total:
             m = min(span, total - span)
