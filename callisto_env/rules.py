@@ -100,6 +100,69 @@ def is_pillar(v: int) -> bool:
 # rules page.
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
+
+
+# LLVM operations numba does not name: bit counts, and unaligned / bulk stores into the byte arrays
+# of masks and observations (callers check the bounds; the mask and the observation are written
+# through these only when they are contiguous arrays of bytes)
+@intrinsic
+def _popcount(typingctx, w):
+    """Set bits of a uint64 (LLVM's ctpop)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.ctpop(args[0]), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _store_u64(typingctx, arr, byte, w):
+    """Store the uint64 ``w`` at byte offset ``byte`` of ``arr``'s data, unaligned (callers check
+    that the 8 bytes lie inside a contiguous array of bytes)."""
+    sig = types.void(arr, types.int64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()), [args[1]])
+        builder.store(args[2], builder.bitcast(ptr, ir.IntType(64).as_pointer())).align = 1
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _lowest_bit(typingctx, w):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.cttz(args[0], ir.Constant(ir.IntType(1), 1)), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _copy_bytes(typingctx, arr, dst, src, nbytes):
+    """memcpy within ``arr``'s data: ``nbytes`` bytes from byte offset ``src`` to ``dst`` (callers
+    check that both ranges lie inside a contiguous array of bytes and do not overlap)."""
+    sig = types.void(arr, types.int64, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        data = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
+        cgutils.raw_memcpy(builder, builder.gep(data, [args[1]]), builder.gep(data, [args[2]]), args[3], 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+#: _BYTES[b]: the 8 bits of b as 8 bytes of 0 / 1 (lowest bit first: little-endian memory order)
+_BYTES = np.array([sum(((v >> b) & 1) << (8 * b) for b in range(8)) for v in range(256)], dtype=np.uint64)
+_BYTES.setflags(write=False)
+_LITTLE_ENDIAN = np.little_endian
+
+
 @jit
 def _word(state: np.ndarray, slot: int) -> np.uint64:
     return np.uint64(state[slot])
@@ -157,7 +220,7 @@ def rebuild_bitboards(state: np.ndarray) -> None:
 # its anchor is below 64 bits (rows 0-2 of 16), so word i of a board shifted down by an offset
 # comes from words i and i + 1 alone (a funnel shift).
 _KINDS = LEGAL_KINDS
-_PILLAR_KIND_SET = NUM_ORIENTS
+_PILLAR_SET = NUM_ORIENTS
 #: BB_SHIFT[j]: BB_OFFSETS[j] as a uint64 shift count
 BB_SHIFT = BB_OFFSETS.astype(np.uint64)
 BB_SHIFT.setflags(write=False)
@@ -209,6 +272,33 @@ def third_pillar_cells(state: np.ndarray, S: int, i: int, W: int) -> np.uint64:
 
 
 @jit
+def tile_anchors(x: np.ndarray, o: int) -> tuple:
+    """The four words of the anchor cells where orientation o lies inside the grid on free cells
+    with at least one square edge-adjacent to the mover's own pillars or tiles: x[8 j + i] is word
+    i of the free cells shifted down by offset j (BB_OFFSETS), x[8 j + 4 + i] the same of the free
+    cells next to the mover's pieces (built by _legal_sets). In four explicit lanes."""
+    a0 = ~_U0
+    a1 = ~_U0
+    a2 = ~_U0
+    a3 = ~_U0
+    t0 = _U0
+    t1 = _U0
+    t2 = _U0
+    t3 = _U0
+    for k in range(ORIENT_NCELLS[o]):
+        j = 8 * ORIENT_OFF[o, k]
+        a0 &= x[j]
+        a1 &= x[j + 1]
+        a2 &= x[j + 2]
+        a3 &= x[j + 3]
+        t0 |= x[j + 4]
+        t1 |= x[j + 5]
+        t2 |= x[j + 6]
+        t3 |= x[j + 7]
+    return a0 & t0, a1 & t1, a2 & t2, a3 & t3
+
+
+@jit
 def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> bool:
     """Write the legal set of ``seat``: ``out[base + BB_WORDS * k + i]`` = word i of kind k (an
     orientation: the anchor cells where it lies inside the grid on free cells with a square
@@ -218,7 +308,7 @@ def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> boo
     W = board_words(S)
     found = False
     out[base:base + _KINDS * BB_WORDS] = 0
-    pbase = base + BB_WORDS * _PILLAR_KIND_SET
+    pbase = base + BB_WORDS * _PILLAR_SET
     if state[PILLAR_TURNS + seat] < 2:
         for i in range(W):
             cells = opening_pillar_cells(state, S, i, W)
@@ -231,9 +321,7 @@ def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> boo
         if state[REMAIN + NUM_TILE_TYPES * seat + t] > 0:
             avail |= 1 << t
     if avail:
-        # all four words at once, in four explicit lanes (which the compiler may vectorise):
-        # x[8 j + i] = word i of the free cells shifted down by offset j, x[8 j + 4 + i] = the
-        # same of the free cells next to the seat's pieces
+        # the free cells and the free cells next to the seat's pieces, shifted by every offset
         own = BB_OWN + BB_WORDS * seat
         f0 = _word(state, BB_FREE)
         f1 = _word(state, BB_FREE + 1)
@@ -257,30 +345,13 @@ def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> boo
         for o in range(NUM_ORIENTS):
             if not (avail >> ORIENT_TILE[o]) & 1:
                 continue
-            a0 = ~_U0
-            a1 = ~_U0
-            a2 = ~_U0
-            a3 = ~_U0
-            t0 = _U0
-            t1 = _U0
-            t2 = _U0
-            t3 = _U0
-            for k in range(ORIENT_NCELLS[o]):
-                j = 8 * ORIENT_OFF[o, k]
-                a0 &= x[j]
-                a1 &= x[j + 1]
-                a2 &= x[j + 2]
-                a3 &= x[j + 3]
-                t0 |= x[j + 4]
-                t1 |= x[j + 5]
-                t2 |= x[j + 6]
-                t3 |= x[j + 7]
+            c0, c1, c2, c3 = tile_anchors(x, o)
             at = base + BB_WORDS * o
-            out[at] = np.int64(a0 & t0)
-            out[at + 1] = np.int64(a1 & t1)
-            out[at + 2] = np.int64(a2 & t2)
-            out[at + 3] = np.int64(a3 & t3)
-            if ((a0 & t0) | (a1 & t1) | (a2 & t2) | (a3 & t3)) != _U0:
+            out[at] = np.int64(c0)
+            out[at + 1] = np.int64(c1)
+            out[at + 2] = np.int64(c2)
+            out[at + 3] = np.int64(c3)
+            if (c0 | c1 | c2 | c3) != _U0:
                 found = True
     if state[THIRD + seat]:
         for i in range(W):
@@ -289,64 +360,6 @@ def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> boo
                 out[pbase + i] = np.int64(cells)
                 found = True
     return found
-
-
-@intrinsic
-def _popcount(typingctx, w):
-    """Set bits of a uint64 (LLVM's ctpop)."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.zext(builder.ctpop(args[0]), ir.IntType(64))
-
-    return sig, codegen
-
-
-@intrinsic
-def _store_u64(typingctx, arr, byte, w):
-    """Store the uint64 ``w`` at byte offset ``byte`` of ``arr``'s data, unaligned (callers check
-    that the 8 bytes lie inside a contiguous array of bytes)."""
-    sig = types.void(arr, types.int64, types.uint64)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        ptr = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()), [args[1]])
-        builder.store(args[2], builder.bitcast(ptr, ir.IntType(64).as_pointer())).align = 1
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _lowest_bit(typingctx, w):
-    """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.zext(builder.cttz(args[0], ir.Constant(ir.IntType(1), 1)), ir.IntType(64))
-
-    return sig, codegen
-
-
-@intrinsic
-def _copy_bytes(typingctx, arr, dst, src, nbytes):
-    """memcpy within ``arr``'s data: ``nbytes`` bytes from byte offset ``src`` to ``dst`` (callers
-    check that both ranges lie inside a contiguous array of bytes and do not overlap)."""
-    sig = types.void(arr, types.int64, types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        data = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
-        cgutils.raw_memcpy(builder, builder.gep(data, [args[1]]), builder.gep(data, [args[2]]), args[3], 1)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-#: _BYTES[b]: the 8 bits of b as 8 bytes of 0 / 1 (lowest bit first: little-endian memory order)
-_BYTES = np.array([sum(((v >> b) & 1) << (8 * b) for b in range(8)) for v in range(256)], dtype=np.uint64)
-_BYTES.setflags(write=False)
-_LITTLE_ENDIAN = np.little_endian
 
 
 @jit
