@@ -6,6 +6,12 @@ Actions (S = board side)::
     a = 34 * S*S + cell       place a pillar on cell
 
 Every rule of ``docs/rules/callisto.md`` has a function here named after it.
+
+Legality is computed once per decision: ``settle``, which must know whether a seat can act, computes
+that seat's whole legal set (one bitboard per orientation and one for pillars) into the state's
+LEGAL slots, and ``legal_mask`` only expands those bitboards into the mask. LEGAL is derived from the
+rest of the state (``check_state`` compares it with its recomputation), so copies, saves and
+restores stay exact.
 """
 
 from __future__ import annotations
@@ -443,7 +449,9 @@ def _new_game(state: np.ndarray, start: int) -> None:
 def settle(state: np.ndarray, seat: int) -> None:
     """Give the turn to ``seat`` or, going round from it, to the first seat that can act: seats
     with no free cell for an opening pillar skip that placement; seats that can neither place a
-    tile nor their third pillar are out. When every seat is out the game ends."""
+    tile nor their third pillar are out. When every seat is out the game ends. The legal set of
+    the seat given the turn is left in the LEGAL cache (computed once: ``legal_mask`` only writes it
+    out)."""
     n = state[H_NPLAYERS]
     p = seat
     while True:
