@@ -147,8 +147,8 @@ def state_from_ascii(
     Seats default to: both opening pillar turns used, third pillar available, and full tile sets;
     ``remaining[seat]`` replaces a seat's unplaced tiles (types not named are 0). Tile squares read
     from ASCII are recorded as tile type D2 (the shape of a placed tile does not affect the rules).
-    The returned state has ``current`` to move and has *not* been settled: call it on a seat that
-    can act.
+    The returned state has ``current`` to move (its legal set cached) and has *not* been settled:
+    call it on a seat that can act.
     """
     rows = notation.parse_ascii_rows(board)
     size = len(rows)
@@ -190,4 +190,5 @@ def state_from_ascii(
     state[H_OWNER] = current
     state[L.TURNS] = serial
     rules.rebuild_bitboards(state)
+    rules.refresh_legal(state)
     return state

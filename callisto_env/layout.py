@@ -169,6 +169,12 @@ BB_FREE = ST.add("BB_FREE", BB_WORDS, "the free cells as a bitboard (cell (r, c)
 BB_OWN = ST.add("BB_OWN", MAX_PLAYERS * BB_WORDS, "``BB_OWN + 4 * seat``: that seat's pillars and tile squares")
 BB_PILLAR = ST.add("BB_PILLAR", BB_WORDS, "pillars of any colour")
 BB_TILE = ST.add("BB_TILE", BB_WORDS, "tile squares of any colour")
+#: kinds of placement in a legal set: orientation k < NUM_ORIENTS, or NUM_ORIENTS for a pillar
+LEGAL_KINDS = NUM_ORIENTS + 1
+LEGAL = ST.add("LEGAL", LEGAL_KINDS * BB_WORDS,
+               "the decider's legal actions, a cache kept by every kernel that changes the position (all "
+               "zero once the game is over): ``LEGAL + 4 * k + i`` is word i of the bitboard of the anchor "
+               f"cells where orientation k may be placed (k = {NUM_ORIENTS}: the cells a pillar may go on)")
 STATE_LEN = ST.size
 
 # ---- params vector ----------------------------------------------------------------------------

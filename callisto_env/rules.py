@@ -6,15 +6,24 @@ Actions (S = board side)::
     a = 34 * S*S + cell       place a pillar on cell
 
 Every rule of ``docs/rules/callisto.md`` has a function here named after it.
+
+Legality is computed once per decision: ``settle``, which must know whether a seat can act, computes
+that seat's whole legal set (one bitboard per orientation and one for pillars) into the state's
+LEGAL slots, and ``legal_mask`` only expands those bitboards into the mask. LEGAL is derived from the
+rest of the state (``check_state`` compares it with its recomputation), so copies, saves and
+restores stay exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from callisto_env.layout import (
     BB_FREE,
-    BB_INSIDE,
     BB_OFFSETS,
     BB_OWN,
     BB_PILLAR,
@@ -26,6 +35,8 @@ from callisto_env.layout import (
     FIRST_START,
     GAME,
     GAME_PEN,
+    LEGAL,
+    LEGAL_KINDS,
     MATCH,
     MATCH_PEN,
     MAX_CELLS,
@@ -95,25 +106,67 @@ def is_pillar(v: int) -> bool:
 # rules page.
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
-# rows of the scratch array of _scan
-_X_FREE, _X_OWN, _X_PILLAR, _X_TILE, _X_TMP, _X_CELLS, _X_NEAR_PILLAR, _X_NEAR_OWN, _X_NEAR_TILE = range(9)
-_X_FREE_AT = 9
-_X_TOUCH_AT = _X_FREE_AT + BB_OFFSETS.shape[0]
-_X_ROWS = _X_TOUCH_AT + BB_OFFSETS.shape[0]
-#: de Bruijn sequence and table: index of the lowest set bit of a uint64
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_INDEX = np.array(
-    [0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30,
-     24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11, 46, 26, 40, 15, 34, 20, 31,
-     10, 25, 14, 19, 9, 13, 8, 7, 6],
-    dtype=np.int64,
-)
 
 
-@jit
-def _lowest_bit(w: np.uint64) -> int:
-    """Index of the lowest set bit of a non-zero word."""
-    return _DEBRUIJN_INDEX[((w & (~w + _U1)) * _DEBRUIJN) >> np.uint64(58)]
+# LLVM operations numba does not name: bit counts, and unaligned / bulk stores into the byte arrays
+# of masks and observations (callers check the bounds; the mask and the observation are written
+# through these only when they are contiguous arrays of bytes)
+@intrinsic
+def _popcount(typingctx, w):
+    """Set bits of a uint64 (LLVM's ctpop)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.ctpop(args[0]), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _store_u64(typingctx, arr, byte, w):
+    """Store the uint64 ``w`` at byte offset ``byte`` of ``arr``'s data, unaligned (callers check
+    that the 8 bytes lie inside a contiguous array of bytes)."""
+    sig = types.void(arr, types.int64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()), [args[1]])
+        builder.store(args[2], builder.bitcast(ptr, ir.IntType(64).as_pointer())).align = 1
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _lowest_bit(typingctx, w):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.cttz(args[0], ir.Constant(ir.IntType(1), 1)), ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _copy_bytes(typingctx, arr, dst, src, nbytes):
+    """memcpy within ``arr``'s data: ``nbytes`` bytes from byte offset ``src`` to ``dst`` (callers
+    check that both ranges lie inside a contiguous array of bytes and do not overlap)."""
+    sig = types.void(arr, types.int64, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        data = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
+        cgutils.raw_memcpy(builder, builder.gep(data, [args[1]]), builder.gep(data, [args[2]]), args[3], 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+#: _BYTES[b]: the 8 bits of b as 8 bytes of 0 / 1 (lowest bit first: little-endian memory order)
+_BYTES = np.array([sum(((v >> b) & 1) << (8 * b) for b in range(8)) for v in range(256)], dtype=np.uint64)
+_BYTES.setflags(write=False)
+_LITTLE_ENDIAN = np.little_endian
 
 
 @jit
@@ -168,127 +221,200 @@ def rebuild_bitboards(state: np.ndarray) -> None:
         state[BB_TILE + i] = np.int64(bb[6, i])
 
 
-# The helpers below work on rows of one scratch array ``x`` (rows _X_*), passed with row indices
-# rather than as views: a view is a new array object, and creating ~100 of them per call cost more
-# than the rules themselves.
-@jit
-def _shift_down(x: np.ndarray, src: int, k: int, dst: int) -> None:
-    """x[dst] = x[src] >> k as a 256-bit number: bit p of dst is bit p + k of src (k >= 0)."""
-    q = k >> 6
-    b = np.uint64(k & 63)
-    for i in range(BB_WORDS):
-        lo = x[src, i + q] if i + q < BB_WORDS else _U0
-        hi = x[src, i + q + 1] if i + q + 1 < BB_WORDS else _U0
-        x[dst, i] = lo if b == _U0 else (lo >> b) | (hi << (np.uint64(64) - b))
+# A legal set is kept as one 256-bit set per kind of placement: kind k < NUM_ORIENTS is orientation
+# k (the anchors where it fits), kind NUM_ORIENTS the pillar cells. Every offset of a square from
+# its anchor is below 64 bits (rows 0-2 of 16), so word i of a board shifted down by an offset
+# comes from words i and i + 1 alone (a funnel shift).
+_KINDS = LEGAL_KINDS
+_PILLAR_SET = NUM_ORIENTS
+#: BB_SHIFT[j]: BB_OFFSETS[j] as a uint64 shift count
+BB_SHIFT = BB_OFFSETS.astype(np.uint64)
+BB_SHIFT.setflags(write=False)
+_NOFF = BB_OFFSETS.shape[0]
+assert int(BB_OFFSETS.max()) < 64 and int(BB_OFFSETS.min()) == 0
+assert BB_WORDS == 4  # _legal_sets works in four explicit lanes
 
 
 @jit
-def _shift_up(x: np.ndarray, src: int, k: int, dst: int) -> None:
-    """x[dst] = x[src] << k as a 256-bit number: bit p + k of dst is bit p of src (k >= 0)."""
-    q = k >> 6
-    b = np.uint64(k & 63)
-    for i in range(BB_WORDS - 1, -1, -1):
-        main = x[src, i - q] if i - q >= 0 else _U0
-        below = x[src, i - q - 1] if i - q - 1 >= 0 else _U0
-        x[dst, i] = main if b == _U0 else (main << b) | (below >> (np.uint64(64) - b))
+def board_words(S: int) -> int:
+    """Words of a bitboard that hold cells of the S x S grid."""
+    return (S * BB_STRIDE + 63) >> 6
 
 
 @jit
-def edge_neighbours(x: np.ndarray, src: int, S: int, dst: int) -> None:
-    """x[dst] = the cells of the grid that share an edge with a cell of x[src] (corners never
-    count)."""
-    for i in range(BB_WORDS):
-        x[dst, i] = _U0
-    for k in range(4):
-        if k < 2:
-            _shift_up(x, src, 1 if k == 0 else BB_STRIDE, _X_TMP)
-        else:
-            _shift_down(x, src, 1 if k == 2 else BB_STRIDE, _X_TMP)
-        for i in range(BB_WORDS):
-            x[dst, i] |= x[_X_TMP, i]
-    for i in range(BB_WORDS):
-        x[dst, i] &= BB_INSIDE[S, i]
+def _funnel(lo: np.uint64, hi: np.uint64, b: np.uint64) -> np.uint64:
+    """Bits b..b + 63 of the 128-bit number hi:lo (0 <= b < 64)."""
+    return (lo >> b) | ((hi << (np.uint64(63) - b)) << _U1)
 
 
 @jit
-def opening_pillar_cells(x: np.ndarray, S: int) -> None:
-    """Turns 1-2: free ring cells ("adjacent to the frame") not adjacent to any pillar."""
-    for i in range(BB_WORDS):
-        x[_X_CELLS, i] = x[_X_FREE, i] & BB_RING[S, i] & ~x[_X_NEAR_PILLAR, i]
+def edge_neighbours(state: np.ndarray, slot: int, i: int, W: int) -> np.uint64:
+    """Word i of the cells sharing an edge with a cell of the bitboard at ``slot`` (corners never
+    count). Cells off the grid may be set (columns 14-15, rows from S on): callers AND the result
+    with the free cells, which lie on the grid."""
+    w = _word(state, slot + i)
+    r = (w << _U1) | (w >> _U1) | (w << np.uint64(BB_STRIDE)) | (w >> np.uint64(BB_STRIDE))
+    if i > 0:
+        p = _word(state, slot + i - 1)
+        r |= (p >> np.uint64(63)) | (p >> np.uint64(64 - BB_STRIDE))
+    if i + 1 < W:
+        q = _word(state, slot + i + 1)
+        r |= (q << np.uint64(63)) | (q << np.uint64(64 - BB_STRIDE))
+    return r
 
 
 @jit
-def third_pillar_cells(x: np.ndarray, S: int) -> None:
-    """Third pillar: free cells adjacent to the frame or to a tile of any player, not adjacent to
-    any pillar."""
-    for i in range(BB_WORDS):
-        x[_X_CELLS, i] = x[_X_FREE, i] & (BB_RING[S, i] | x[_X_NEAR_TILE, i]) & ~x[_X_NEAR_PILLAR, i]
+def opening_pillar_cells(state: np.ndarray, S: int, i: int, W: int) -> np.uint64:
+    """Turns 1-2, word i: free ring cells ("adjacent to the frame") not adjacent to any pillar."""
+    return _word(state, BB_FREE + i) & BB_RING[S, i] & ~edge_neighbours(state, BB_PILLAR, i, W)
 
 
 @jit
-def tile_anchors(x: np.ndarray, o: int) -> None:
-    """Anchor cells where orientation o lies inside the grid on free cells with at least one square
-    edge-adjacent to the mover's own pillars or tiles. Row _X_FREE_AT + j / _X_TOUCH_AT + j holds
-    the cells whose square at offset BB_OFFSETS[j] is free / touches the mover's pieces."""
-    for i in range(BB_WORDS):
-        fits = ~_U0
-        touch = _U0
-        for k in range(ORIENT_NCELLS[o]):
-            j = ORIENT_OFF[o, k]
-            fits &= x[_X_FREE_AT + j, i]
-            touch |= x[_X_TOUCH_AT + j, i]
-        x[_X_CELLS, i] = fits & touch
+def third_pillar_cells(state: np.ndarray, S: int, i: int, W: int) -> np.uint64:
+    """Third pillar, word i: free cells adjacent to the frame or to a tile of any player, not
+    adjacent to any pillar."""
+    return _word(state, BB_FREE + i) & (BB_RING[S, i] | edge_neighbours(state, BB_TILE, i, W)) \
+        & ~edge_neighbours(state, BB_PILLAR, i, W)
 
 
 @jit
-def _mark(x: np.ndarray, base: int, S: int, mask: np.ndarray, write: bool) -> int:
-    """Count the cells of x[_X_CELLS]; with ``write`` set mask[base + r * S + c] for each."""
-    count = 0
-    for i in range(BB_WORDS):
-        w = x[_X_CELLS, i]
-        while w != _U0:
-            count += 1
-            if write:
-                bit = i * 64 + _lowest_bit(w)
-                mask[base + (bit >> 4) * S + (bit & 15)] = 1
-            w &= w - _U1
-    return count
+def tile_anchors(x: np.ndarray, o: int) -> tuple:
+    """The four words of the anchor cells where orientation o lies inside the grid on free cells
+    with at least one square edge-adjacent to the mover's own pillars or tiles: x[8 j + i] is word
+    i of the free cells shifted down by offset j (BB_OFFSETS), x[8 j + 4 + i] the same of the free
+    cells next to the mover's pieces (built by _legal_sets). In four explicit lanes."""
+    a0 = ~_U0
+    a1 = ~_U0
+    a2 = ~_U0
+    a3 = ~_U0
+    t0 = _U0
+    t1 = _U0
+    t2 = _U0
+    t3 = _U0
+    for k in range(ORIENT_NCELLS[o]):
+        j = 8 * ORIENT_OFF[o, k]
+        a0 &= x[j]
+        a1 &= x[j + 1]
+        a2 &= x[j + 2]
+        a3 &= x[j + 3]
+        t0 |= x[j + 4]
+        t1 |= x[j + 5]
+        t2 |= x[j + 6]
+        t3 |= x[j + 7]
+    return a0 & t0, a1 & t1, a2 & t2, a3 & t3
 
 
 @jit
-def _scan(state: np.ndarray, seat: int, mask: np.ndarray, write: bool) -> int:
-    """Count (and, if ``write``, mark in ``mask``) the legal actions of ``seat``; without ``write``
-    stop at the first kind of placement that has one."""
+def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> bool:
+    """Write the legal set of ``seat``: ``out[base + BB_WORDS * k + i]`` = word i of kind k (an
+    orientation: the anchor cells where it lies inside the grid on free cells with a square
+    edge-adjacent to the seat's own pillars or tiles; NUM_ORIENTS: the pillar cells). True when
+    some action is legal."""
+    S = state[SIZE]
+    W = board_words(S)
+    found = False
+    out[base:base + _KINDS * BB_WORDS] = 0
+    pbase = base + BB_WORDS * _PILLAR_SET
+    if state[PILLAR_TURNS + seat] < 2:
+        for i in range(W):
+            cells = opening_pillar_cells(state, S, i, W)
+            if cells != _U0:
+                out[pbase + i] = np.int64(cells)
+                found = True
+        return found
+    avail = 0
+    for t in range(NUM_TILE_TYPES):
+        if state[REMAIN + NUM_TILE_TYPES * seat + t] > 0:
+            avail |= 1 << t
+    if avail:
+        # the free cells and the free cells next to the seat's pieces, shifted by every offset
+        own = BB_OWN + BB_WORDS * seat
+        f0 = _word(state, BB_FREE)
+        f1 = _word(state, BB_FREE + 1)
+        f2 = _word(state, BB_FREE + 2)
+        f3 = _word(state, BB_FREE + 3)
+        g0 = edge_neighbours(state, own, 0, BB_WORDS) & f0
+        g1 = edge_neighbours(state, own, 1, BB_WORDS) & f1
+        g2 = edge_neighbours(state, own, 2, BB_WORDS) & f2
+        g3 = edge_neighbours(state, own, 3, BB_WORDS) & f3
+        x = np.empty(8 * _NOFF, dtype=np.uint64)
+        for j in range(_NOFF):
+            b = BB_SHIFT[j]
+            x[8 * j] = _funnel(f0, f1, b)
+            x[8 * j + 1] = _funnel(f1, f2, b)
+            x[8 * j + 2] = _funnel(f2, f3, b)
+            x[8 * j + 3] = f3 >> b
+            x[8 * j + 4] = _funnel(g0, g1, b)
+            x[8 * j + 5] = _funnel(g1, g2, b)
+            x[8 * j + 6] = _funnel(g2, g3, b)
+            x[8 * j + 7] = g3 >> b
+        for o in range(NUM_ORIENTS):
+            if not (avail >> ORIENT_TILE[o]) & 1:
+                continue
+            c0, c1, c2, c3 = tile_anchors(x, o)
+            at = base + BB_WORDS * o
+            out[at] = np.int64(c0)
+            out[at + 1] = np.int64(c1)
+            out[at + 2] = np.int64(c2)
+            out[at + 3] = np.int64(c3)
+            if (c0 | c1 | c2 | c3) != _U0:
+                found = True
+    if state[THIRD + seat]:
+        for i in range(W):
+            cells = third_pillar_cells(state, S, i, W)
+            if cells != _U0:
+                out[pbase + i] = np.int64(cells)
+                found = True
+    return found
+
+
+@jit
+def _mark_sets(state: np.ndarray, mask: np.ndarray) -> int:
+    """Set ``mask`` (zeroed) at every action of the cached legal set; returns how many. A kind with
+    actions is written row by row, 16 cells (two unaligned 8-byte stores) per row: the cells past
+    the row's end are zeros that the next row, written after it, overwrites."""
     S = state[SIZE]
     SS = S * S
-    x = np.empty((_X_ROWS, BB_WORDS), dtype=np.uint64)
-    for i in range(BB_WORDS):
-        x[_X_FREE, i] = _word(state, BB_FREE + i)
-        x[_X_OWN, i] = _word(state, BB_OWN + BB_WORDS * seat + i)
-        x[_X_PILLAR, i] = _word(state, BB_PILLAR + i)
-        x[_X_TILE, i] = _word(state, BB_TILE + i)
-    edge_neighbours(x, _X_PILLAR, S, _X_NEAR_PILLAR)
-    pillar_base = NUM_ORIENTS * SS
-    if state[PILLAR_TURNS + seat] < 2:
-        opening_pillar_cells(x, S)
-        return _mark(x, pillar_base, S, mask, write)
-    edge_neighbours(x, _X_OWN, S, _X_NEAR_OWN)
-    for j in range(BB_OFFSETS.shape[0]):
-        _shift_down(x, _X_FREE, BB_OFFSETS[j], _X_FREE_AT + j)
-        _shift_down(x, _X_NEAR_OWN, BB_OFFSETS[j], _X_TOUCH_AT + j)
+    W = board_words(S)
+    fast = _LITTLE_ENDIAN and mask.itemsize == 1 and mask.strides[0] == 1
+    n = mask.shape[0]
     count = 0
-    for o in range(NUM_ORIENTS):
-        if state[REMAIN + NUM_TILE_TYPES * seat + ORIENT_TILE[o]] == 0:
+    for k in range(_KINDS):
+        at = LEGAL + BB_WORDS * k
+        bits = 0
+        for i in range(W):
+            bits += _popcount(_word(state, at + i))
+        if bits == 0:
             continue
-        tile_anchors(x, o)
-        count += _mark(x, o * SS, S, mask, write)
-        if count and not write:
-            return count
-    if state[THIRD + seat]:
-        edge_neighbours(x, _X_TILE, S, _X_NEAR_TILE)
-        third_pillar_cells(x, S)
-        count += _mark(x, pillar_base, S, mask, write)
+        count += bits
+        base = k * SS
+        for r in range(S):
+            row = (_word(state, at + (r >> 2)) >> np.uint64((r & 3) * BB_STRIDE)) & np.uint64(0xFFFF)
+            cell = base + r * S
+            if fast and cell + 16 <= n:
+                _store_u64(mask, cell, _BYTES[row & np.uint64(0xFF)])
+                _store_u64(mask, cell + 8, _BYTES[row >> np.uint64(8)])
+            else:
+                for c in range(S):
+                    if (row >> np.uint64(c)) & _U1:
+                        mask[cell + c] = 1
     return count
+
+
+@jit
+def _settle_legal(state: np.ndarray, seat: int) -> bool:
+    """Cache the legal set of ``seat`` in LEGAL; True when it has a legal action."""
+    return _legal_sets(state, seat, state, LEGAL)
+
+
+@jit
+def refresh_legal(state: np.ndarray) -> None:
+    """Recompute the LEGAL cache from the rest of the state (after a position was written slot by
+    slot, e.g. from ASCII)."""
+    if state[H_TERMINAL]:
+        state[LEGAL:LEGAL + _KINDS * BB_WORDS] = 0
+    else:
+        _settle_legal(state, state[H_CURRENT])
 
 
 @jit
@@ -323,9 +449,10 @@ def _new_game(state: np.ndarray, start: int) -> None:
 def settle(state: np.ndarray, seat: int) -> None:
     """Give the turn to ``seat`` or, going round from it, to the first seat that can act: seats
     with no free cell for an opening pillar skip that placement; seats that can neither place a
-    tile nor their third pillar are out. When every seat is out the game ends."""
+    tile nor their third pillar are out. When every seat is out the game ends. The legal set of
+    the seat given the turn is left in the LEGAL cache (computed once: ``legal_mask`` only writes it
+    out)."""
     n = state[H_NPLAYERS]
-    dummy = np.empty(0, dtype=np.int8)
     p = seat
     while True:
         all_out = True
@@ -338,7 +465,7 @@ def settle(state: np.ndarray, seat: int) -> None:
                 continue
             return
         if state[OUT + p] == 0:
-            if _scan(state, p, dummy, False) > 0:
+            if _settle_legal(state, p):
                 state[H_CURRENT] = p
                 state[H_OWNER] = p
                 return
@@ -366,6 +493,7 @@ def _end_game(state: np.ndarray) -> bool:
         _new_game(state, (state[FIRST_START] + g + 1) % n)
         return True
     state[H_TERMINAL] = 1
+    state[LEGAL:LEGAL + _KINDS * BB_WORDS] = 0
     state[H_DONE] = (1 << n) - 1
     state[H_CURRENT] = 0
     state[H_OWNER] = 0
@@ -393,7 +521,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
     mask[:] = 0
     if state[H_TERMINAL]:
         return 0
-    return _scan(state, state[H_CURRENT], mask, True)
+    return _mark_sets(state, mask)
 
 
 @jit
@@ -446,6 +574,30 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
+def _board_planes(state: np.ndarray, player: int, out: np.ndarray, C: int) -> None:
+    """Set the TILES / PILLARS entries of every occupied cell (the rest of those planes zero)."""
+    n = state[H_NPLAYERS]
+    S = state[SIZE]
+    off = OBS_OFF[n]
+    W = board_words(S)
+    for q in range(n):
+        rel = (q - player + n) % n
+        for i in range(W):
+            own = _word(state, BB_OWN + BB_WORDS * q + i)
+            for kind in range(2):
+                if kind == 0:
+                    w = own & _word(state, BB_PILLAR + i)
+                    plane = off[O_PILLARS] + rel
+                else:
+                    w = own & _word(state, BB_TILE + i)
+                    plane = off[O_TILES] + rel
+                while w != _U0:
+                    bit = i * 64 + _lowest_bit(w)
+                    out[((bit >> 4) * S + (bit & 15)) * C + plane] = 1
+                    w &= w - _U1
+
+
+@jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """(S, S, C) planes, channel last, flattened (groups in ``layout.OBS_PLANES``); plane groups
     are seat-relative (rel = (seat - player) mod n, so the observer is always rel 0)."""
@@ -453,28 +605,29 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     S = state[SIZE]
     off = OBS_OFF[n]
     C = off[O_GAMES] + 1
-    # the constant planes are the same at every cell: build one cell's vector, then copy it
-    cell = np.zeros(C, dtype=np.int8)
+    # cell 0 gets the planes that are the same at every cell (its board planes 0), then it is
+    # copied over the board, doubling the copied span each time, and the board planes are set
+    out[:C] = 0
     for q in range(n):
         rel = (q - player + n) % n
         for k in range(NUM_TILE_TYPES):
-            cell[off[O_REMAIN] + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
-        cell[off[O_THIRD] + rel] = state[THIRD + q]
-        cell[off[O_OPENING] + rel] = 2 - state[PILLAR_TURNS + q]
-        cell[off[O_OUT] + rel] = state[OUT + q]
-        cell[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
-    cell[off[O_GAMES]] = state[GAME]
-    for i in range(S * S):
-        base = i * C
-        for k in range(C):
-            out[base + k] = cell[k]
-        v = state[BOARD + i]
-        if v != 0:
-            rel = (cell_owner(v) - player + n) % n
-            if is_pillar(v):
-                out[base + off[O_PILLARS] + rel] = 1
-            else:
-                out[base + off[O_TILES] + rel] = 1
+            out[off[O_REMAIN] + NUM_TILE_TYPES * rel + k] = state[REMAIN + NUM_TILE_TYPES * q + k]
+        out[off[O_THIRD] + rel] = state[THIRD + q]
+        out[off[O_OPENING] + rel] = 2 - state[PILLAR_TURNS + q]
+        out[off[O_OUT] + rel] = state[OUT + q]
+        out[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
+    out[off[O_GAMES]] = state[GAME]
+    total = S * S * C
+    if out.itemsize == 1 and out.strides[0] == 1 and out.shape[0] >= total:
+        span = C
+        while span < total:
+            m = min(span, total - span)
+            _copy_bytes(out, span, 0, m)
+            span += m
+    else:
+        for i in range(C, total):
+            out[i] = out[i % C]
+    _board_planes(state, player, out, C)
 
 
 @jit
@@ -487,7 +640,8 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
 def check_state(state: np.ndarray, params: np.ndarray) -> int:
     """0 if ``state`` is a Callisto position of these params that play can continue from, else
     (index of the first bad slot) + 1: every slot in range, the options as in ``params``, the
-    pillars accounted for and never side by side, the counters and the done bits consistent.
+    pillars accounted for and never side by side, the counters and the done bits consistent, the
+    bitboards and the LEGAL cache equal to their recomputation.
     (Positions built from ASCII may hold tile squares without matching unplaced counts; the fuzz
     tests check that conservation separately.)"""
     n = params[P_PLAYERS]
@@ -588,4 +742,10 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return H_OWNER + 1
     elif state[H_CURRENT] != 0 or state[H_OWNER] != 0:
         return H_CURRENT + 1
+    legal = np.zeros(_KINDS * BB_WORDS, dtype=np.int64)
+    if state[H_TERMINAL] == 0:
+        _legal_sets(state, state[H_CURRENT], legal, 0)
+    for k in range(_KINDS * BB_WORDS):
+        if state[LEGAL + k] != legal[k]:
+            return LEGAL + k + 1
     return 0

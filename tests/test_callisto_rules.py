@@ -356,3 +356,43 @@ def test_done_bits_follow_players_going_out():
         for p in range(2):
             assert bool((bits >> p) & 1) == env.to_dict()["players"][p]["out"]
         env.step(int(rng.choice(env.legal_actions())))
+
+
+# ---- the legal-set cache (not a rule: LEGAL must always equal its recomputation) -------------------
+@pytest.mark.parametrize("num_players,match", [(2, False), (3, False), (4, False), (3, True)])
+def test_the_cached_legal_set_equals_its_recomputation_from_the_board_along_random_games(num_players, match):
+    rng = np.random.default_rng(num_players)
+    env = callisto_env.raw_env(num_players=num_players, match=match)
+    legal = slice(L.LEGAL, L.LEGAL + L.LEGAL_KINDS * L.BB_WORDS)
+    steps = 0
+    for game in range(3):
+        env.reset(seed=game)
+        while True:
+            state = env.state_array
+            scratch = state.copy()
+            scratch[L.BB_FREE:] = 0  # every bitboard and the cache, rebuilt from BOARD and the counters
+            scratch[legal] = -1
+            rules.rebuild_bitboards(scratch)
+            rules.refresh_legal(scratch)
+            assert np.array_equal(scratch, state), f"step {steps}: slots {np.flatnonzero(scratch != state)}"
+            assert rules.check_state(state, env._params) == 0
+            mask = np.zeros(env.action_space(env.agent_selection).n, dtype=np.int8)
+            assert rules.legal_mask(state, mask) == int(mask.sum()) == int(
+                sum(bin(int(w) & (2**64 - 1)).count("1") for w in state[legal]))
+            if state[H_TERMINAL]:
+                assert not state[legal].any()
+                break
+            env.step(int(rng.choice(env.legal_actions())))
+            steps += 1
+    assert steps > 60
+
+
+def test_check_state_refuses_a_stale_legal_cache():
+    env = make(2)
+    for _ in range(8):
+        env.step(env.legal_actions()[0])
+    state = env.get_state()
+    for slot in (L.LEGAL, L.LEGAL + L.BB_WORDS * L.NUM_ORIENTS + 1):
+        bad = state.copy()
+        bad[slot] ^= 1
+        assert rules.check_state(bad, env._params) == slot + 1
