@@ -44,6 +44,10 @@ WARM_FIRST_STEP_TARGET_S = 2.0
 PER_CORE_TARGET = 10.0
 THREAD_SCALING_TARGET = 1.7  # all threads vs 1 on quiet cores, N = 1024
 AEC_TARGET = 2.0  # our AEC steps/s vs PettingZoo connect four's
+COLD_FIRST_STEP_TARGET_S = 20.0  # per game, empty cache, quiet 2-core machine
+ROLLOUT_TARGET = 100_000  # whole random games, decisions/s per core (issue 19: Cultivo at every count)
+TAIL_TARGET_MS = 1.0  # the slowest single Cultivo decision in 100 random 4-player games
+MCTS_TARGET_MS = 100.0  # one mcts:200 decision
 
 
 def log(msg: str) -> None:
@@ -728,6 +732,55 @@ def render_tail(tail: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# MCTS time per decision (the arena's `mcts:B` agent)
+# --------------------------------------------------------------------------------------------
+def mcts_timing(game: str, players: int, budget: int = 200, positions: int = 5, limit_s: float = 120.0,
+                seed: int = 0) -> dict[str, Any]:
+    """Wall time of one ``mcts:<budget>`` decision (``MCTSAgent.visits`` on one state, one search
+    thread) at ``positions`` decisions spread over a seeded random game of ``players`` seats: the
+    median and the slowest, in ms. The searches stop early once ``limit_s`` is spent (the count
+    says how many ran). The first search is run untimed first, so compiling is not counted."""
+    from gamecore.agents import MCTSAgent
+    from gamecore.header import H_TERMINAL
+
+    mod = importlib.import_module(GAME_MODULES[game])
+    spec = mod.GAME
+    K = spec.kernels
+    params = spec.make_params(players)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(spec.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(seed)
+    K.init(state, params, seed)
+    states = []
+    while not state[H_TERMINAL]:
+        states.append(state.copy())
+        n = K.legal_mask(state, mask)
+        K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(n))]))
+    picks = [states[i] for i in np.linspace(0, len(states) - 1, positions + 2).round().astype(int)[1:-1]]
+    agent = MCTSAgent(game, seed=seed, budget=budget)
+    agent.visits(picks[0][None])  # load (or compile) the search kernel
+    times = []
+    t_start = time.perf_counter()
+    for st in picks:
+        t0 = time.perf_counter()
+        agent.visits(st[None])
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - t_start > limit_s:
+            break
+    ms = np.asarray(times) * 1e3
+    return {"game": game, "players": players, "budget": budget, "searched": len(times), "asked": positions,
+            "median_ms": float(np.median(ms)), "max_ms": float(ms.max()), "decisions_in_game": len(states)}
+
+
+def render_mcts(results: list[dict[str, Any]]) -> str:
+    rows = [[r["game"], str(r["players"]), str(r["budget"]), f"{r['searched']} of {r['asked']}",
+             f"{r['median_ms']:,.1f}", f"{r['max_ms']:,.1f}"] for r in results]
+    head = ("## MCTS time per decision (the arena's `mcts:B`: one search of B simulations, one thread, "
+            "positions spread over a seeded random game)")
+    return head + "\n\n" + table(["game", "players", "B", "positions", "median ms", "max ms"], rows, "lrrrrr")
+
+
+# --------------------------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------------------------
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -760,6 +813,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-first-step", action="store_true", help="skip the time-to-first-step table")
     p.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
     p.add_argument("--no-peers", action="store_true", help="skip PettingZoo / OpenSpiel rows")
+    p.add_argument("--mcts-budget", type=int, default=200, help="simulations of the timed MCTS decisions (default 200)")
+    p.add_argument("--mcts-positions", type=int, default=5,
+                   help="MCTS decisions timed per game, at the first player count (default 5; 0 skips the section)")
     p.add_argument("--tail-games", type=int, default=100,
                    help="random 4-player Cultivo games of the per-decision tail section (default 100; 0: skip)")
     p.add_argument("--json", metavar="PATH", help="also write all results as JSON to PATH")
@@ -964,11 +1020,39 @@ def main(argv: list[str] | None = None) -> int:
         log(f"  per-decision tail: cultivo 4p, {args.tail_games} games ...")
         tail = decision_tail("cultivo", 4, args.tail_games)
 
+    # ---- MCTS per decision ----
+    mcts: list[dict[str, Any]] = []
+    if args.mcts_positions > 0:
+        set_threads(1)
+        for g in games:
+            if not available[g][0]:
+                continue
+            p = counts_of[g][0]
+            log(f"  mcts:{args.mcts_budget}: {g} {p}p, {args.mcts_positions} positions ...")
+            mcts.append(mcts_timing(g, p, args.mcts_budget, args.mcts_positions, limit_s=max(30.0, 20 * seconds)))
+        set_threads(all_threads)
+
     meta["loadavg_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     report, targets = render(rows, first_steps, memory, meta, games, counts_of, all_threads)
+    extra_targets = []
     if tail is not None:
         report += "\n\n" + render_tail(tail)
-        targets["cultivo:4:slowest_decision_ms"] = tail["all"]["max_us"] / 1e3
+        slowest = tail["all"]["max_us"] / 1e3
+        targets["cultivo:4:slowest_decision_ms"] = slowest
+        extra_targets.append(f"7. Slowest single Cultivo decision in {tail['games']} random 4-player games: "
+                             f"{slowest:.2f} ms, target <= {TAIL_TARGET_MS:g} ms: "
+                             f"{'PASS' if slowest <= TAIL_TARGET_MS else 'FAIL'}")
+    if mcts:
+        report += "\n\n" + render_mcts(mcts)
+        for r in mcts:
+            targets[f"{r['game']}:{r['players']}:mcts{r['budget']}_median_ms"] = r["median_ms"]
+            targets[f"{r['game']}:{r['players']}:mcts{r['budget']}_max_ms"] = r["max_ms"]
+            extra_targets.append(
+                f"8. mcts:{r['budget']} {r['game']} {r['players']}p: median {r['median_ms']:,.1f} ms, slowest "
+                f"{r['max_ms']:,.1f} ms per decision ({r['searched']} positions), target <= {MCTS_TARGET_MS:g} ms: "
+                f"{'PASS' if r['max_ms'] <= MCTS_TARGET_MS else 'FAIL'}")
+    if extra_targets:
+        report += "\n\n## Targets (continued)\n\n" + "\n".join(extra_targets)
     print(report)
     if args.json:
         out = {
@@ -978,6 +1062,7 @@ def main(argv: list[str] | None = None) -> int:
             "memory": memory,
             "targets": targets,
             "decision_tail": tail,
+            "mcts": mcts,
         }
         Path(args.json).write_text(json.dumps(out, indent=2, default=str) + "\n")
         log(f"wrote {args.json}")
@@ -1141,6 +1226,29 @@ def render(rows, first_steps, memory, meta, games, counts_of, all_threads):
                 f"4. Warm first step {g} {e['kind']} ({e['what']}): {w:.2f} s wall "
                 f"(target <= {WARM_FIRST_STEP_TARGET_S:g} s): {'PASS' if ok else 'FAIL'}"
             )
+    for g in games:
+        cold = {e["kind"]: e["cold"]["wall_s"] for e in first_steps
+                if e["game"] == g and e.get("kind") in ("aec", "batched") and "cold" in e}
+        if not cold:
+            out.append(f"5. Cold first step {g}: n/a (not measured: --quick without --cold, or skipped)")
+            continue
+        total = sum(cold.values())
+        targets[f"{g}:cold_first_step_total"] = total
+        parts = ", ".join(f"{k} {v:.1f} s" for k, v in cold.items())
+        ok = total <= COLD_FIRST_STEP_TARGET_S
+        out.append(f"5. Cold first step {g} (empty cache, {parts}, each in a fresh process): {total:.1f} s in all, "
+                   f"target <= {COLD_FIRST_STEP_TARGET_S:g} s: {'PASS' if ok else 'FAIL'}")
+    for g in games:
+        for p in counts_of[g]:
+            r1 = find(rows, f"{g}:{p}:rollout:1")
+            if not r1:
+                continue
+            targets[f"{g}:{p}:rollout1_per_s"] = r1.rate
+            verdict = "PASS" if r1.rate >= ROLLOUT_TARGET else "FAIL"
+            if g != "cultivo":
+                verdict = f"{verdict} (the issue sets it for Cultivo)"
+            out.append(f"6. random_rollout {g} {p}p, 1 thread: {r1.rate:,.0f} decisions/s, "
+                       f"target >= {ROLLOUT_TARGET:,} per core: {verdict}")
     return "\n".join(out), targets
 
 

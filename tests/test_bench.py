@@ -49,3 +49,16 @@ def test_every_row_is_printed_as_it_finishes(capsys):
     threads = 2 if numba.config.NUMBA_NUM_THREADS > 1 else 1
     assert len(finished) == 1 + 2 * threads + 1, captured.err
     assert "| aec " in captured.out and "random_rollout" in captured.out
+
+
+def test_the_mcts_section_times_the_searches_it_says_and_reports_them_against_the_target():
+    bench = load_bench()
+    r = bench.mcts_timing("calcada", 2, budget=4, positions=3, limit_s=60.0)
+    assert (r["game"], r["players"], r["budget"], r["asked"], r["searched"]) == ("calcada", 2, 4, 3, 3)
+    assert 0 < r["median_ms"] <= r["max_ms"] and r["decisions_in_game"] > 3
+    text = bench.render_mcts([r])
+    row = [c.strip() for c in text.splitlines()[-1].strip("|").split("|")]
+    assert row[:4] == ["calcada", "2", "4", "3 of 3"] and float(row[5]) == round(r["max_ms"], 1)
+    # a limit already spent stops after one search, and the count says so
+    short = bench.mcts_timing("calcada", 2, budget=4, positions=3, limit_s=0.0)
+    assert short["searched"] == 1 and "1 of 3" in bench.render_mcts([short])
