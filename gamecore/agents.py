@@ -21,6 +21,8 @@ Agents, by spec string (:func:`make_agent`)::
     mcts:200                MCTS with 200 simulations per decision (the strength knob);
     mcts:800,c=0.7,widen=0      options: UCT constant, progressive widening (0: off)
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
+    baseline                the game's shipped baseline model (a ppo model in the game package,
+                            ``<package>/baseline/maskppo.zip``; :func:`shipped_baseline`)
 
 Every agent takes a ``seed``; with the same seed it makes the same decisions.
 
@@ -44,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from gamecore import mcts as M
-from gamecore.games import get_game
+from gamecore.games import GAMES, get_game
 from gamecore.options import short_repr
 from gamecore.protocol import H_NPLAYERS, GameSpec
 
@@ -56,6 +58,7 @@ __all__ = [
     "PPOAgent",
     "make_agent",
     "parse_spec",
+    "shipped_baseline",
     "aec_action",
     "AGENT_KINDS",
 ]
@@ -346,7 +349,20 @@ AGENT_KINDS = {
     "greedy": {"depth": _count, "samples": _count, "cap": _count},
     "mcts": {"c": _real, "widen": _real},
     "ppo": {},
+    "baseline": {},
 }
+
+
+def shipped_baseline(game: str | GameSpec) -> Path | None:
+    """The baseline model shipped in the game's package (``<package>/baseline/maskppo.zip``, with
+    its training command and results in ``baseline/README.md`` beside it), or None where the game
+    has none yet."""
+    import importlib
+
+    spec = get_game(game)
+    package = importlib.import_module(type(spec).__module__.rsplit(".", 1)[0])
+    path = Path(package.__file__).parent / "baseline" / "maskppo.zip"
+    return path if path.is_file() else None
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
@@ -405,6 +421,17 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
     if kind == "mcts":
         return MCTSAgent(game, seed, budget=int(positional) if positional else 200, c=options.get("c", M.DEFAULT_C),
                          widen=options.get("widen", M.DEFAULT_WIDEN))
+    if kind == "baseline":
+        if positional is not None:
+            raise ValueError(f"{short_repr(spec)}: baseline takes no argument (it is the game's shipped model)")
+        path = shipped_baseline(game)
+        if path is None:
+            have = [g for g in sorted(GAMES) if shipped_baseline(g) is not None]
+            raise ValueError(f"baseline: no baseline model is shipped for {get_game(game).name} yet (shipped for: "
+                             f"{', '.join(have) or 'none'}); train one with examples/train.py and use ppo:<path>")
+        agent = PPOAgent(game, path, seed)
+        agent.spec = "baseline"
+        return agent
     return PPOAgent(game, positional, seed)
 
 

@@ -197,7 +197,7 @@ def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
     rp.add_argument("--columns", type=int, default=4, help="strip: frames per row")
     rp.add_argument("--scale", type=float, default=0.5, help="strip: frame scale")
 
-    t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent")
+    t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent, the baseline")
     t.add_argument("--games", type=int, default=96)
     t.add_argument("--mcts", type=int, nargs="*", default=[200],
                    help="MCTS budgets (simulations per decision); none with a bare --mcts")
@@ -387,6 +387,7 @@ END = "<!-- arena tables: end -->"
 
 def cmd_tables(args: argparse.Namespace) -> str:
     from gamecore import arena
+    from gamecore.agents import shipped_baseline
 
     _count(args.games, "--games", 1, MAX_GAMES)
     for budget in args.mcts:
@@ -414,6 +415,8 @@ def cmd_tables(args: argparse.Namespace) -> str:
         model = args.models / f"{spec.name}_maskppo.zip"
         if model.is_file():
             agents.append(f"ppo:{model.as_posix()}")
+        if shipped_baseline(spec.name) is not None:
+            agents.append("baseline")
         run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
         summary = arena.summarize(run)
         table = arena.format_table(summary)

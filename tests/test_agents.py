@@ -124,6 +124,7 @@ def test_greedy_breaks_ties_at_random():
     state = callisto_gap()
     state[L.REMAIN : L.REMAIN + L.NUM_TILE_TYPES] = 0
     state[L.REMAIN + L.TILE_NAMES.index("D2")] = 1  # only the five D2 placements, all worth the same
+    get_game("callisto").kernels.refresh_legal(state)  # the legal-set cache, after the slots written by hand
     picks = {GreedyAgent("callisto", seed=s).act_one(None, _mask("callisto", state), state) for s in range(24)}
     assert len(picks) >= 4
 
@@ -265,3 +266,28 @@ def test_a_saved_maskable_ppo_model_plays_legal_decisions(tmp_path):
     other = BatchedGames("calcada", 2, seed=2)
     with pytest.raises(ValueError, match="trained on observations of shape"):
         agent(*other.reset())
+
+
+def test_the_baseline_spec_loads_the_shipped_model_or_says_which_games_have_one():
+    from gamecore.agents import shipped_baseline
+
+    shipped = [g for g in GAME_NAMES if shipped_baseline(g) is not None]
+    assert "callisto" in shipped  # callisto_env/baseline/maskppo.zip, with its README beside it
+    for name in GAME_NAMES:
+        path = shipped_baseline(name)
+        if path is None:
+            with pytest.raises(ValueError, match=f"no baseline model is shipped for {name} yet .*callisto"):
+                make_agent("baseline", name)
+            continue
+        assert (path.parent / "README.md").is_file()
+        pytest.importorskip("sb3_contrib")
+        agent = make_agent("baseline", name, seed=0)
+        assert agent.spec == "baseline" and not agent.needs_state
+        games = BatchedGames(name, 4, seed=3)
+        obs, masks = games.reset()
+        for _ in range(5):
+            actions = agent(obs, masks.astype(bool))
+            assert masks[np.arange(4), actions].all()
+            obs, _, _, masks = games.step(actions)
+    with pytest.raises(ValueError, match="baseline takes no argument"):
+        make_agent("baseline:runs/x.zip", "callisto")
