@@ -46,7 +46,7 @@ def encode_obs(obs: Any):
 
 
 def make_network(obs_len: int, num_actions: int, hidden: tuple[int, ...] | list[int] = (256, 256)):
-    """A fresh :class:`PolicyValueNet` (torch imported here, not at module import)."""
+    """A fresh ``PolicyValueNet``, a torch module (torch is imported here, not at module import)."""
     import torch
     from torch import nn
 
