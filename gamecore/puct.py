@@ -228,6 +228,9 @@ class PUCTResult:
     q: np.ndarray
     #: (B,) float64: the root's mean value for its decider over the whole search
     root_value: np.ndarray
+    #: (B,) int64: nodes in each tree (root included): ``budget + 1`` unless some simulations ended
+    #: at a terminal node already in the tree or at a node a determinisation gave new legal decisions
+    nodes: np.ndarray | None = None
 
     @property
     def policy(self) -> np.ndarray:
@@ -327,7 +330,7 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     width = legal.shape[1]
     if b == 0:
         z = np.zeros((0, width))
-        return PUCTResult(np.zeros(0, np.int64), z.astype(np.int64), z, z.copy(), np.zeros(0))
+        return PUCTResult(np.zeros(0, np.int64), z.astype(np.int64), z, z.copy(), np.zeros(0), np.zeros(0, np.int64))
     counts = np.unique(states[:, H_NPLAYERS])
     if len(counts) != 1:
         raise ValueError(f"states must share one player count (one observation size per batch), got {counts}")
@@ -391,8 +394,10 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
                         np.full(k, dirichlet_alpha))
                     edge_prior[i, :k] = (1 - dirichlet_eps) * edge_prior[i, :k] + dirichlet_eps * noise
 
-    return _result(states, seats, seeds, root_edges, node_n, node_w, edge_action, edge_prior, edge_child, width,
-                   temperature)
+    result = _result(states, seats, seeds, root_edges, node_n, node_w, edge_action, edge_prior, edge_child, width,
+                     temperature)
+    result.nodes = used_nodes
+    return result
 
 
 def _result(states, seats, seeds, root_edges, node_n, node_w, edge_action, edge_prior, edge_child, width,

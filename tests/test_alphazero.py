@@ -206,6 +206,25 @@ def test_the_search_never_reads_what_its_seat_cannot_see(name):
     pytest.fail("found no position whose hidden cards change a search that peeks")
 
 
+def test_a_determinisation_that_makes_new_decisions_legal_extends_the_node_it_reaches():
+    """Calimala hides the other seats' hands: a redeal can make decisions legal at a node that it
+    was not expanded with. That simulation ends there (new edges, no new node), so a search
+    along one line (a sharp prior) has fewer nodes than simulations; searched without redeals,
+    every simulation adds a node (no terminal is near)."""
+
+    def sharp(obs, masks):  # the first legal action gets almost all the prior
+        return np.where(np.cumsum(masks, axis=1) == 1, 10.0, 0.0), np.zeros(len(obs))
+
+    games = BatchedGames("calimala", 4, seed=1)
+    games.reset()
+    for _ in range(6):
+        games.step(games.random_actions())
+    fair = puct_search("calimala", games.states, sharp, 40, np.arange(4))
+    peek = puct_search("calimala", games.states, sharp, 40, np.arange(4), determinize=False)
+    assert peek.nodes.tolist() == [41] * 4 and (fair.nodes < 41).any()
+    assert fair.visits.sum(axis=1).tolist() == [40] * 4
+
+
 # ---- the Python boundary ---------------------------------------------------------------------------------
 def test_bad_arguments_and_bad_network_outputs_are_refused_with_clear_errors():
     state = callisto_gap()
