@@ -23,6 +23,8 @@ Agents, by spec string (:func:`make_agent`)::
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
     baseline                the game's shipped baseline model (a ppo model in the game package,
                             ``<package>/baseline/maskppo.zip``; :func:`shipped_baseline`)
+    az:runs/x-az.pt         a network saved by examples/alphazero.py guiding a PUCT search (gamecore.puct);
+    az:runs/x-az.pt,sims=64,c=1.5   options: simulations per decision (default: the training's), c_puct
 
 Every agent takes a ``seed``; with the same seed it makes the same decisions.
 
@@ -56,6 +58,7 @@ __all__ = [
     "GreedyAgent",
     "MCTSAgent",
     "PPOAgent",
+    "AZAgent",
     "make_agent",
     "parse_spec",
     "shipped_baseline",
@@ -311,6 +314,38 @@ class PPOAgent(Agent):
         return np.asarray(actions, dtype=np.int64).reshape(len(obs))
 
 
+class AZAgent(Agent):
+    """A policy / value network saved by ``examples/alphazero.py`` guiding a batched PUCT search
+    (:mod:`gamecore.puct`) of ``sims`` simulations per decision (default: the simulations it was
+    trained with), no root noise, the most visited decision (needs torch)."""
+
+    needs_state = True
+
+    def __init__(self, game, path: str | Path, seed=None, sims: int | None = None, c: float | None = None) -> None:
+        super().__init__(game, seed)
+        from gamecore import aznet, puct
+
+        self.net, self.config = aznet.load_network(path)
+        if self.config["game"] != self.game.name:
+            raise ValueError(f"az: {path} was trained on {self.config['game']}, not {self.game.name}")
+        self.sims = M.check_int("az: sims", sims if sims is not None else int(self.config.get("simulations", 64)))
+        self.c = puct.check_real("az: c", c if c is not None else float(self.config.get("c_puct",
+                                 puct.DEFAULT_C_PUCT)), strict=True)
+        self.evaluate = aznet.make_evaluator(self.net)
+        self.spec = f"az:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None)}, lead=",")
+
+    def act(self, obs, masks, states=None, seats=None):
+        from gamecore import puct
+
+        masks, states, seats = self._check(masks, states, seats)
+        want = int(self.config["players"])
+        if len(states) and np.any(states[:, H_NPLAYERS] != want):
+            raise ValueError(f"{self.spec} was trained for {want} players, got states of "
+                             f"{int(states[0, H_NPLAYERS])}")
+        return puct.puct_search(self.game, states, self.evaluate, self.sims, self._seeds(len(states)),
+                                c_puct=self.c, seats=seats).actions
+
+
 def _some_legal(masks: np.ndarray) -> None:
     empty = np.flatnonzero(~masks.any(axis=1))
     if len(empty):
@@ -350,6 +385,7 @@ AGENT_KINDS = {
     "mcts": {"c": _real, "widen": _real},
     "ppo": {},
     "baseline": {},
+    "az": {"sims": _count, "c": _real},
 }
 
 
@@ -379,7 +415,15 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
         if not rest:
             raise ValueError("ppo needs the path of a saved model: ppo:runs/<game>_maskppo.zip")
         return kind, rest, {}
-    positional = None
+    if kind == "az":  # the checkpoint's path first, then options
+        path, _, rest = rest.partition(",")
+        if not path.strip():
+            raise ValueError("az needs the path of a checkpoint: az:runs/<game>-az.pt (options: ,sims=64,c=1.25)")
+        if any("=" not in p for p in rest.split(",") if p.strip()):
+            raise ValueError(f"{short_repr(spec)}: az takes the checkpoint's path, then key=value options")
+        positional = path.strip()
+    else:
+        positional = None
     options: dict[str, Any] = {}
     for part in [p for p in rest.split(",") if p.strip()] if rest else []:
         key, eq, value = part.partition("=")
@@ -432,6 +476,8 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
         agent = PPOAgent(game, path, seed)
         agent.spec = "baseline"
         return agent
+    if kind == "az":
+        return AZAgent(game, positional, seed, sims=options.get("sims"), c=options.get("c"))
     return PPOAgent(game, positional, seed)
 
 

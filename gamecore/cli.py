@@ -157,7 +157,7 @@ def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
     a = sub.add_parser("arena", help="seat-rotated games between agents, a table and ratings")
     a.add_argument("game", choices=games)
     a.add_argument("--players", type=int, default=None, help="seats (default: the game's default count)")
-    a.add_argument("--agents", nargs="+", required=True, help="agent specs: random greedy mcts:200 ppo:PATH")
+    a.add_argument("--agents", nargs="+", required=True, help="agent specs: random greedy mcts:200 ppo:PATH az:PATH")
     a.add_argument("--games", type=int, default=400, help="at least this many games (whole deals)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--parallel", type=int, default=64, help="games played side by side")

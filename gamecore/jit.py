@@ -73,6 +73,7 @@ PROJECT_PACKAGES = ("gamecore", "callisto_env", "calcada_env", "cultivo_env", "c
 #: gamecore's modules that hold kernels or constants kernels read
 GAMECORE_KERNEL_MODULES = (
     "jit.py", "header.py", "layout.py", "rng.py", "kernels.py", "rewards.py", "batch_kernels.py", "mcts.py",
+    "puct.py",
 )
 #: a game package's modules that hold kernels or constants kernels read
 GAME_KERNEL_PATTERNS = ("rules*.py", "layout*.py", "kernels*.py")
@@ -246,8 +247,8 @@ _noticed: set[tuple[str, str]] = set()
 
 def _kernel_origin(dispatcher) -> tuple[str, str] | None:
     """(game package, path) of a compiling kernel: a game's own module is its "aec" path; gamecore's
-    factories (:mod:`gamecore.batch_kernels`, :mod:`gamecore.mcts`) close over the game module whose
-    kernels they call. None for a kernel no game owns (small shared helpers)."""
+    factories (:mod:`gamecore.batch_kernels`, :mod:`gamecore.mcts`, :mod:`gamecore.puct`) close over
+    the game module whose kernels they call. None for a kernel no game owns (small shared helpers)."""
     func = getattr(dispatcher, "py_func", None)
     module = (getattr(func, "__module__", "") or "") if func is not None else ""
     package = module.partition(".")[0]
@@ -262,7 +263,7 @@ def _kernel_origin(dispatcher) -> tuple[str, str] | None:
             continue
         name = (getattr(value, "__name__", "") or "").partition(".")[0]
         if name in _GAME_TITLES:
-            return name, "search" if module in ("gamecore.mcts", "gamecore.agents") else "batched"
+            return name, "search" if module in ("gamecore.mcts", "gamecore.agents", "gamecore.puct") else "batched"
     return None
 
 

@@ -69,6 +69,10 @@ def warm_game(name: str, paths: tuple[str, ...] = PATHS, steps: int = 60) -> Non
     if "agents" in paths:  # search agents, on the AEC env
         for spec in ("random", "greedy", "mcts:4"):
             aec_action(make_agent(spec, name, seed=0), env)
+        if not env.game_over:  # the batched PUCT search's kernels (gamecore.puct)
+            from gamecore.puct import puct_search, uniform_evaluator
+
+            puct_search(game, env.get_state()[None], uniform_evaluator, 2, np.zeros(1, dtype=np.int64))
 
 
 def _warm_batched(name: str) -> None:
