@@ -338,7 +338,8 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
     the stall rule (:func:`affordable`) decides.
 
     Exact: a dynamic programme over the colours; its state is (free cart units still to place, barge
-    units placed) and its value the best stall score so far. ``work``: 18 int64 of scratch.
+    units placed) and its value the best stall score so far. ``work``: at least 18 int64 of
+    scratch; the programme's two rows live there too when it is long enough (else allocated).
     """
     G = 0
     for c in range(NUM_COLOURS):
@@ -357,9 +358,14 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
     W = 2 * G + 1
     M = m + 1
     size = W * M
-    cur = np.full(size, NEG, dtype=np.int64)
+    if work.shape[0] >= 18 + 2 * size:
+        cur = work[18: 18 + size]
+        nxt = work[18 + size: 18 + 2 * size]
+    else:
+        cur = np.empty(size, dtype=np.int64)
+        nxt = np.empty(size, dtype=np.int64)
+    cur[:] = NEG
     cur[G * M + 0] = 0
-    nxt = np.empty(size, dtype=np.int64)
     rem_st = nst
     # after colour c the free balance must lie in [-(generation still possible), consumption still
     # possible], or it can never return to 0
@@ -477,7 +483,8 @@ def dominates(a: np.int64, b: np.int64) -> bool:
 @jit
 def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch) -> bool:
     """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
-    at least 60 int64 of working space (no allocation on the common paths)."""
+    at least 60 int64 of working space (no allocation on the common paths; :func:`pay_feasible`
+    works in the rest)."""
     e = scratch[0:6]
     f2 = scratch[6:12]
     P = scratch[18:24]
@@ -513,7 +520,7 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
     if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
         return True
     P0[YELLOW] = w
-    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:60])
+    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
 
 
 @jit
@@ -710,9 +717,10 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 if lab_f[k] >= 0 and k >= q and dominates(s2, lab_s[k]):
                     lab_f[k] = -1
                 k = lab_next[k]
-            lab_f = grow(lab_f, nl + 1)
-            lab_s = grow(lab_s, nl + 1)
-            lab_next = grow(lab_next, nl + 1)
+            if nl >= lab_f.shape[0]:  # full (rarely): grow here, not a call per label
+                lab_f = grow(lab_f, nl + 1)
+                lab_s = grow(lab_s, nl + 1)
+                lab_next = grow(lab_next, nl + 1)
             lab_f[nl] = v
             lab_s[nl] = s2
             lab_next[nl] = head[v]
@@ -726,7 +734,8 @@ def new_cache():
     """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
     keys = np.full(256, -1, dtype=np.int64)
     vals = np.zeros(256, dtype=np.int8)
-    scratch = np.zeros(64, dtype=np.int64)
+    scratch = np.empty(64 + 2 * 256, dtype=np.int64)  # the pay_feasible rows after the first 64
+    scratch[:64] = 0
     labels = np.empty(3 * 512 + MAX_FIELDS, dtype=np.int64)
     return keys, vals, scratch, labels
 
@@ -797,13 +806,15 @@ def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int)
 
 
 @jit
-def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_after: int) -> int:
-    """Free fields the worker on f can travel to and pay for."""
+def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
+                 labels) -> int:
+    """Free fields the worker on f can travel to and pay for. ``keys`` .. ``labels``: from
+    :func:`new_cache`, shared by the moves of one mask (the cache depends only on the payer and the
+    wheat, 0 for a Move)."""
     if stop_after == 1 and free_neighbour_same_village(state, f):
         return 1
     src = np.empty(1, dtype=np.int64)
     src[0] = f
-    keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(0), src, np.int64(1), np.int64(0), bit(f), np.int64(-1), found,
                          stop_after, keys, vals, scratch, labels)
 
@@ -835,13 +846,13 @@ def step_ok(state: np.ndarray, p: int, v: int, keys, vals, scratch, labels) -> b
 
 
 @jit
-def origin_ok(state: np.ndarray, p: int, o: int) -> bool:
-    """Can a travel from the seat's worker on o reach the target and pay?"""
+def origin_ok(state: np.ndarray, p: int, o: int, keys, vals, scratch, labels) -> bool:
+    """Can a travel from the seat's worker on o reach the target and pay? ``keys`` .. ``labels``:
+    from :func:`new_cache`, shared by the origins of one mask (same payer, same wheat)."""
     w = travel_wheat(state, p)
     src = np.empty(1, dtype=np.int64)
     src[0] = o
     found = np.zeros(1, dtype=np.int8)
-    keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(w), src, np.int64(1), np.int64(0), bit(o), np.int64(state[TARGET]),
                          found, np.int64(0), keys, vals, scratch, labels) == 1
 
@@ -933,27 +944,42 @@ def amount_trivial(tc: np.ndarray, stl: np.ndarray, cown: np.ndarray, bown: np.n
 
 
 @jit
-def set_insert(table: np.ndarray, items: np.ndarray, count: int, key: np.int64):
-    """Insert ``key`` into the open-addressing set ``table`` (whose keys are listed in ``items``);
-    returns the (possibly regrown) arrays and the new count."""
-    if 2 * (count + 1) > table.shape[0]:
-        size = 2 * table.shape[0]
-        table = np.full(size, -1, dtype=np.int64)
-        for i in range(count):
-            h = (items[i] * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
-            while table[h] >= 0:
-                h = (h + 1) & (size - 1)
-            table[h] = items[i]
+def set_room(table: np.ndarray, items: np.ndarray, count: int):
+    """The open-addressing set ``table`` (whose ``count`` keys are listed in ``items``) regrown so
+    that one more key fits (:func:`set_add`): the table doubled and rehashed, ``items`` at least
+    half its size. Called by the inserting loop only when ``set_full`` (rarely); returns both."""
+    size = 2 * table.shape[0]
+    while 2 * (count + 1) > size:
+        size *= 2
+    table = np.full(size, -1, dtype=np.int64)
+    for i in range(count):
+        h = (items[i] * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+        while table[h] >= 0:
+            h = (h + 1) & (size - 1)
+        table[h] = items[i]
+    items = grow(items, size // 2)
+    return table, items
+
+
+@jit
+def set_full(table: np.ndarray, count: int) -> bool:
+    """One more key may not fit: :func:`set_room` first."""
+    return 2 * (count + 1) > table.shape[0]
+
+
+@jit
+def set_add(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> int:
+    """Insert ``key`` into the set (in place; there must be room: not :func:`set_full`); returns
+    the new count. A helper that returns a scalar and no arrays costs numba nothing per call."""
     size = table.shape[0]
     h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
     while table[h] >= 0:
         if table[h] == key:
-            return table, items, count
+            return count
         h = (h + 1) & (size - 1)
     table[h] = key
-    items = grow(items, count + 1)
     items[count] = key
-    return table, items, count + 1
+    return count + 1
 
 
 @jit
@@ -986,13 +1012,14 @@ K_B0 = 0x8888  # every stall balance 0
 
 @jit
 def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
-                  cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray):
+                  cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
     """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
     carted, how often the cart and the barge of c are used, the scales, whether the stall of c
     replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
     Keeps those giving the amounts decided for c (all when c < cfix, those before the pending one
     when c == cfix). For yellow (the last colour: it pays the canals left with wheat) ``bu_in`` is
-    the barges used before it. Returns (keys, how many)."""
+    the barges used before it. ``work``: 4 * MAX_PLAYERS int64 of scratch. Returns (keys, how
+    many)."""
     m = tc[TC_M]
     w = tc[TC_W]
     ne = tc[c]
@@ -1002,10 +1029,12 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
     vmax = min(left, cap) if bown[c] >= 0 else 0
     rel_c = (cown[c] - p + n) % n  # receiver of the cart's / barge's good (0: the payer's own: supply)
     rel_b = (bown[c] - p + n) % n
-    R = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    X = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    XM = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    tq = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for i in range(4 * MAX_PLAYERS):
+        work[i] = 0
+    R = work[0:MAX_PLAYERS]
+    X = work[MAX_PLAYERS: 2 * MAX_PLAYERS]
+    XM = work[2 * MAX_PLAYERS: 3 * MAX_PLAYERS]
+    tq = work[3 * MAX_PLAYERS: 4 * MAX_PLAYERS]
     table, items, count = new_set()
     for te in range(ne + 1):
         while True:  # every split of the fields with other players' workers into carted / not
@@ -1071,7 +1100,9 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
                                         tag |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << np.int64(8 * rr)
                                 bu_field = bu_in if c == YELLOW else v
                                 key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
-                                table, items, count = set_insert(table, items, count, key)
+                                if set_full(table, count):
+                                    table, items = set_room(table, items, count)
+                                count = set_add(table, items, count, key)
                             d = 0
                             while d < n:
                                 if X[d] < XM[d]:
@@ -1152,6 +1183,7 @@ def colour_outcomes(state: np.ndarray, p: int):
             G += tc[TC_Q + MAX_PLAYERS * c + rr]
     Dfix = np.zeros(NUM_COLOURS, dtype=np.int64)
     Rfix = np.zeros(NUM_COLOURS * MAX_PLAYERS, dtype=np.int64)
+    dwork = np.empty(4 * MAX_PLAYERS, dtype=np.int64)  # colour_deltas' scratch
     for c in range(NUM_COLOURS):
         for r in range(SUPPLY + 1):
             Dfix[c] += state[AGG + NUM_COLOURS * r + c]
@@ -1202,7 +1234,8 @@ def colour_outcomes(state: np.ndarray, p: int):
     fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
     nf = 1
     for c in range(cfix):
-        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix)
+        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
+                               dwork)
         table, nxt, cnt = new_set()
         for i in range(nf):
             for j in range(nd):
@@ -1221,18 +1254,22 @@ def colour_outcomes(state: np.ndarray, p: int):
                     elif x > rec_ge[MAX_PLAYERS * (c + 1) + d]:
                         ok = False
                 if ok and neg <= st_ge[c + 1]:
-                    table, nxt, cnt = set_insert(table, nxt, cnt, lab)
+                    if set_full(table, cnt):
+                        table, nxt = set_room(table, nxt, cnt)
+                    cnt = set_add(table, nxt, cnt, lab)
         fwd = nxt
         nf = cnt
     # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
     done, back, nb = new_set()
     for bu in range(m + 1):
-        done, back, nb = set_insert(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
+        if set_full(done, nb):
+            done, back = set_room(done, back, nb)
+        nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
     for c in range(NUM_COLOURS - 1, cfix, -1):
         table, prv, cnt = new_set()
         for bu_in in range(m + 1 if c == YELLOW else 1):
             dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
-                                   Rfix)
+                                   Rfix, dwork)
             for i in range(nb):
                 lab = back[i]
                 if c == YELLOW and (lab // K_B) % K_BU != 0:
@@ -1261,7 +1298,9 @@ def colour_outcomes(state: np.ndarray, p: int):
                         bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
                     if not ok or bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
                         continue
-                    table, prv, cnt = set_insert(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+                    if set_full(table, cnt):
+                        table, prv = set_room(table, prv, cnt)
+                    cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
         done = table
         back = prv
         nb = cnt
@@ -1269,7 +1308,7 @@ def colour_outcomes(state: np.ndarray, p: int):
     found, tuples, nt = new_set()
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
         dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
-                               Rfix)
+                               Rfix, dwork)
         for j in range(nd):
             t = dl[j] % K_TAG
             if set_contains(found, t):
@@ -1285,7 +1324,9 @@ def colour_outcomes(state: np.ndarray, p: int):
                 if (lab // K_B) % K_BU > m:
                     continue
                 if set_contains(done, lab):
-                    found, tuples, nt = set_insert(found, tuples, nt, t)
+                    if set_full(found, nt):
+                        found, tuples = set_room(found, tuples, nt)
+                    nt = set_add(found, tuples, nt, t)
                     break
     return tuples, nt
 
@@ -1499,9 +1540,10 @@ def canon_dp(inits: np.ndarray, K: int, stalls: np.ndarray, nst: int, H: np.ndar
                     h = (h + 1) & (tsize - 1)
                 if dup:
                     continue
-                par = grow(par, nn + 1)
-                opt_ = grow(opt_, nn + 1)
-                aggs = grow(aggs, AGG_LEN * (nn + 1))
+                if nn >= par.shape[0]:  # full (rarely): grow here, not a call per node
+                    par = grow(par, nn + 1)
+                    opt_ = grow(opt_, nn + 1)
+                    aggs = grow(aggs, AGG_LEN * (nn + 1))
                 table[h] = nn
                 par[nn] = node if lvl > 0 else -1
                 opt_[nn] = code
@@ -2010,9 +2052,10 @@ def mask_action(state: np.ndarray, mask: np.ndarray) -> int:
             move_ok = True
             break
     if not move_ok:
+        keys, vals, scratch, labels = new_cache()
         for i in range(k):
             found[:] = 0
-            if move_targets(state, p, src[i], found, np.int64(1)) > 0:
+            if move_targets(state, p, src[i], found, np.int64(1), keys, vals, scratch, labels) > 0:
                 move_ok = True
                 break
     if move_ok:
@@ -2046,7 +2089,8 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
         if ph == PH_PLACE_TARGET:
             place_targets(state, p, found, limit)
         else:
-            move_targets(state, p, state[MOVER], found, limit)
+            keys, vals, scratch, labels = new_cache()
+            move_targets(state, p, state[MOVER], found, limit, keys, vals, scratch, labels)
         for f in range(nf):
             if found[f]:
                 mask[A_FIELD + f] = 1
@@ -2067,12 +2111,13 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
         return count
     found = np.zeros(MAX_FIELDS, dtype=np.int8)
     src, k = own_worker_fields(state, p)
+    keys, vals, scratch, labels = new_cache()
     for i in range(k):
         if ph == PH_ORIGIN:
-            ok = origin_ok(state, p, src[i])
+            ok = origin_ok(state, p, src[i], keys, vals, scratch, labels)
         else:
             found[:] = 0
-            ok = move_targets(state, p, src[i], found, np.int64(1)) > 0
+            ok = move_targets(state, p, src[i], found, np.int64(1), keys, vals, scratch, labels) > 0
         if ok:
             mask[A_FIELD + src[i]] = 1
             count += 1
