@@ -69,6 +69,9 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for package in ["gamecore", *GAMES.values()]:
         assert f"{package}/py.typed" in names
+        if (ROOT / package / "baseline" / "maskppo.zip").is_file():  # the shipped baseline, and what it is
+            assert {f"{package}/baseline/maskppo.zip", f"{package}/baseline/README.md"} <= names
+    assert "callisto_env/baseline/maskppo.zip" in names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[console_scripts]" in text and "tabletop-rl = gamecore.cli:console" in text
