@@ -272,10 +272,19 @@ def test_rllib_ppo_example_stops_with_rllibs_warning_when_sampling_times_out(loc
     assert re.search(r"^iteration 1: 0 env steps, 0 episodes, mean length nan", capsys.readouterr().out, re.M)
 
 
+#: ports Ray's components take by default (dashboard, dashboard agent, client server, metrics, GCS):
+#: a free port the OS hands out can be one of them, and ``ray start --port`` then refuses it ("is
+#: trying to use a port number 52365 that is used by other components")
+RAY_DEFAULT_PORTS = frozenset({6379, 8076, 8265, 10001, 44217, 44227, 52365})
+
+
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in RAY_DEFAULT_PORTS:
+            return port
 
 
 def _start_node(ray_cli: str, args: list[str], env: dict[str, str], base: str, name: str) -> subprocess.Popen:
