@@ -670,6 +670,15 @@ def find(rows: list[Row], key: str) -> Row | None:
 # --------------------------------------------------------------------------------------------
 # Per-decision tail (one game at a time, from Python)
 # --------------------------------------------------------------------------------------------
+def _one_game(game: str, players: int):
+    """``(spec, kernels, params, state, mask)`` of one game driven from Python: its GameSpec and
+    kernel module, the option vector for ``players`` seats, an empty state and a mask buffer."""
+    spec = importlib.import_module(GAME_MODULES[game]).GAME
+    K = spec.kernels
+    params = spec.make_params(players)
+    return spec, K, params, np.zeros(K.STATE_LEN, dtype=np.int64), np.zeros(spec.num_actions(params), dtype=np.int8)
+
+
 def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, seed: int = 0) -> dict[str, Any]:
     """Time every decision of ``games`` uniformly random games, one game at a time: ``legal_mask``
     then ``apply`` (with its automatic steps) of the chosen action, each timed with
@@ -677,14 +686,9 @@ def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, see
     decision was taken in) and over all decisions: the count, p50 / p99 / max in µs (mask + apply)
     and the total seconds, plus the share of the total taken by the slowest 1% of decisions.
     Kernels are loaded (or compiled) before the clock starts."""
-    mod = importlib.import_module(GAME_MODULES[game])
-    spec = mod.GAME
-    K = spec.kernels
     from gamecore.header import H_PHASE, H_TERMINAL
 
-    params = spec.make_params(players)
-    state = np.zeros(K.STATE_LEN, dtype=np.int64)
-    mask = np.zeros(spec.num_actions(params), dtype=np.int8)
+    spec, K, params, state, mask = _one_game(game, players)
     rng = np.random.default_rng(seed)
     K.init(state, params, 0)  # warm-up: load every kernel the loop calls
     K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
@@ -743,12 +747,7 @@ def mcts_timing(game: str, players: int, budget: int = 200, positions: int = 5, 
     from gamecore.agents import MCTSAgent
     from gamecore.header import H_TERMINAL
 
-    mod = importlib.import_module(GAME_MODULES[game])
-    spec = mod.GAME
-    K = spec.kernels
-    params = spec.make_params(players)
-    state = np.zeros(K.STATE_LEN, dtype=np.int64)
-    mask = np.zeros(spec.num_actions(params), dtype=np.int8)
+    spec, K, params, state, mask = _one_game(game, players)
     rng = np.random.default_rng(seed)
     K.init(state, params, seed)
     states = []
