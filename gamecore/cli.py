@@ -15,6 +15,7 @@ Agent specs are those of :func:`gamecore.agents.make_agent`; every game in
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import re
 import time
@@ -415,13 +416,16 @@ def cmd_tables(args: argparse.Namespace) -> str:
         model = args.models / f"{spec.name}_maskppo.zip"
         if model.is_file():
             agents.append(f"ppo:{model.as_posix()}")
-        if shipped_baseline(spec.name) is not None:
+        baseline = shipped_baseline(spec.name) is not None
+        if baseline and importlib.util.find_spec("sb3_contrib") is not None:  # a ppo model: the train extra
             agents.append("baseline")
         run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
         summary = arena.summarize(run)
         table = arena.format_table(summary)
         if not model.is_file():
             table += f"\n\n(no trained model at `{model.as_posix()}`: run `python examples/train.py --game {name}`)"
+        if baseline and "baseline" not in agents:
+            table += "\n\n(the shipped `baseline` left out: it needs sb3-contrib, the `train` extra)"
         print(table + f"\n({summary['seconds']:.0f} s)\n", flush=True)
         blocks.append(table)
         if args.json_dir:
