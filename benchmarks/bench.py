@@ -768,15 +768,18 @@ def mcts_timing(game: str, players: int, budget: int = 200, positions: int = 5, 
             break
     ms = np.asarray(times) * 1e3
     return {"game": game, "players": players, "budget": budget, "searched": len(times), "asked": positions,
-            "median_ms": float(np.median(ms)), "max_ms": float(ms.max()), "decisions_in_game": len(states)}
+            "median_ms": float(np.median(ms)), "max_ms": float(ms.max()), "decisions_in_game": len(states),
+            "horizon": agent.horizon}
 
 
 def render_mcts(results: list[dict[str, Any]]) -> str:
     rows = [[r["game"], str(r["players"]), str(r["budget"]), f"{r['searched']} of {r['asked']}",
-             f"{r['median_ms']:,.1f}", f"{r['max_ms']:,.1f}"] for r in results]
+             f"{r['median_ms']:,.1f}", f"{r['max_ms']:,.1f}", str(r.get("horizon", 0) or "to the end")]
+            for r in results]
     head = ("## MCTS time per decision (the arena's `mcts:B`: one search of B simulations, one thread, "
-            "positions spread over a seeded random game)")
-    return head + "\n\n" + table(["game", "players", "B", "positions", "median ms", "max ms"], rows, "lrrrrr")
+            "positions spread over a seeded random game; rollouts: the game's horizon in random decisions)")
+    return head + "\n\n" + table(["game", "players", "B", "positions", "median ms", "max ms", "rollouts"], rows,
+                                  "lrrrrrr")
 
 
 # --------------------------------------------------------------------------------------------

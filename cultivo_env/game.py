@@ -35,6 +35,10 @@ class CultivoGame(GameSpec):
     option_defaults = {"start_player": 0, "random_villages": True, "max_rounds": L.DEFAULT_MAX_ROUNDS}
     phase_names = L.PHASE_NAMES
     hidden_information = True  # the order of the face-down stack, and which pieces left the game
+    # a random Cultivo game is hundreds of decisions, each with its payment searches: MCTS rollouts
+    # stop after 8 and value the position by tanh(margin / 20 VP) (gamecore.mcts, "Rollout horizon")
+    mcts_horizon = 8
+    mcts_value_scale = 20.0
 
     def hides_information(self, num_players: int) -> bool:
         return num_players > 2  # 2 players: no face-down stack, and every piece out of the game is alike

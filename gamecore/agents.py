@@ -20,6 +20,8 @@ Agents, by spec string (:func:`make_agent`)::
     greedy:depth=2,samples=8    options: decisions looked at, resamples averaged, node cap
     mcts:200                MCTS with 200 simulations per decision (the strength knob);
     mcts:800,c=0.7,widen=0      options: UCT constant, progressive widening (0: off)
+    mcts:200,horizon=40,scale=20    rollouts cut after 40 random decisions, valued tanh(margin / 20)
+                            (0: to the end; default: the game's, 0 but in Cultivo: 8 and 20)
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
     baseline                the game's shipped baseline model (a ppo model in the game package,
                             ``<package>/baseline/maskppo.zip``; :func:`shipped_baseline`)
@@ -221,7 +223,7 @@ class MCTSAgent(Agent):
     needs_state = True
 
     def __init__(self, game, seed=None, budget: int = 200, c: float = M.DEFAULT_C,
-                 widen: float = M.DEFAULT_WIDEN) -> None:
+                 widen: float = M.DEFAULT_WIDEN, horizon: int | None = None, scale: float | None = None) -> None:
         super().__init__(game, seed)
         if isinstance(budget, (bool, np.bool_)) or not isinstance(budget, (int, np.integer)):
             raise TypeError(f"mcts: the simulation budget must be an int, got {short_repr(budget)}")
@@ -230,8 +232,11 @@ class MCTSAgent(Agent):
         self.budget, self.c, self.widen = int(budget), M.check_real("mcts: c", c), M.check_real("mcts: widen", widen)
         M._fits(f"mcts: a budget of {self.budget:,} simulations", M.mcts_bytes(
             self.budget, min(self._widths()), self.game.min_players), 1)
+        self.horizon, self.scale = M.check_horizon(self.game, horizon, scale)
         self.spec = f"mcts:{self.budget}" + _options_suffix(
-            {"c": (self.c, M.DEFAULT_C), "widen": (self.widen, M.DEFAULT_WIDEN)}, lead=",")
+            {"c": (self.c, M.DEFAULT_C), "widen": (self.widen, M.DEFAULT_WIDEN),
+             "horizon": (self.horizon, self.game.mcts_horizon), "scale": (self.scale, self.game.mcts_value_scale)},
+            lead=",")
 
     def visits(self, states: np.ndarray, seats: np.ndarray | None = None, determinize: bool = True,
                num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -240,12 +245,12 @@ class MCTSAgent(Agent):
             raise TypeError(f"determinize must be True or False, got {short_repr(determinize)}")
         states, seats, legal = M.check_search(self.game, states, seats, num_actions)
         return M._mcts(self.game.kernels, states, seats, self._seeds(len(states)), self.budget, self.c, self.widen,
-                       bool(determinize), legal.shape[1])
+                       bool(determinize), legal.shape[1], self.horizon, self.scale)
 
     def act(self, obs, masks, states=None, seats=None):
         masks, states, seats = self._check(masks, states, seats)
         actions, _ = M._mcts(self.game.kernels, states, seats, self._seeds(len(states)), self.budget, self.c,
-                             self.widen, True, masks.shape[1])
+                             self.widen, True, masks.shape[1], self.horizon, self.scale)
         return actions
 
 
@@ -382,7 +387,7 @@ def _real(text: str) -> float:
 AGENT_KINDS = {
     "random": {},
     "greedy": {"depth": _count, "samples": _count, "cap": _count},
-    "mcts": {"c": _real, "widen": _real},
+    "mcts": {"c": _real, "widen": _real, "horizon": _count, "scale": _real},
     "ppo": {},
     "baseline": {},
     "az": {"sims": _count, "c": _real},
@@ -464,7 +469,8 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
                            node_cap=options.get("cap", M.DEFAULT_NODE_CAP))
     if kind == "mcts":
         return MCTSAgent(game, seed, budget=int(positional) if positional else 200, c=options.get("c", M.DEFAULT_C),
-                         widen=options.get("widen", M.DEFAULT_WIDEN))
+                         widen=options.get("widen", M.DEFAULT_WIDEN), horizon=options.get("horizon"),
+                         scale=options.get("scale"))
     if kind == "baseline":
         if positional is not None:
             raise ValueError(f"{short_repr(spec)}: baseline takes no argument (it is the game's shipped model)")

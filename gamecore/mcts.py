@@ -46,6 +46,15 @@ this simulation is followed. The widening and the ordered root let a budget far 
 branching factor (Callisto offers hundreds of placements) still compare the promising decisions
 with many rollouts each. The decision played is the root child visited most (ties: the higher
 mean for the root's decider, then the lower index); the visit counts come back per action.
+
+Rollout horizon. A game whose random rollouts are long and costly (Cultivo: a whole game of
+payment searches per simulation) may stop each rollout after ``horizon`` random decisions (the
+tree's own decisions are not counted): the position reached is valued per seat by
+``tanh(margin / scale)``, the margin being that seat's score minus the best other score as the
+scores stand, so the values stay inside the rank rewards' [-1, 1]; ``scale`` 0 values it by the
+rank rewards of the scores as they stand instead. A rollout that ends the game within the horizon
+gets the rank rewards as always. ``horizon`` 0 (every game's default but Cultivo's: see
+``GameSpec.mcts_horizon`` / ``mcts_value_scale``) plays every rollout to the end.
 """
 
 from __future__ import annotations
@@ -199,10 +208,13 @@ def build(K: ModuleType) -> tuple:
             actions[i] = pick_best(values[i], mk[0], rng)
 
     @jit
-    def batch_mcts(states, seats, budget, c_uct, widen, seeds, determinize, visits, actions):
+    def batch_mcts(states, seats, budget, c_uct, widen, horizon, scale, seeds, determinize, visits, actions):
         """MCTS decision of seat ``seats[i]`` in ``states[i]`` after ``budget`` simulations into
         ``actions[i]``; ``visits[i, a]`` gets the root visit count of each decision. ``widen`` > 0
         lets a node of N visits have at most ``ceil(widen * sqrt(N + 1))`` children (0: no limit).
+        ``horizon`` > 0 stops each rollout after that many random decisions; the position reached is
+        then valued by ``tanh(margin / scale)`` per seat (``scale`` > 0) or by the rank rewards of
+        the scores as they stand (``scale`` 0); ``horizon`` 0 plays every rollout to the end.
         ``determinize=False`` searches the states as given (for perfect-information analysis and
         for tests that show what resampling protects against)."""
         L = states.shape[1]
@@ -308,11 +320,18 @@ def build(K: ModuleType) -> tuple:
                                 best_child = ch
                     K.apply(sim, node_action[best_child])
                     node = best_child
-                while sim[H_TERMINAL] == 0:
+                steps = 0
+                while sim[H_TERMINAL] == 0 and (horizon == 0 or steps < horizon):
                     count = K.legal_mask(sim, mask)
                     K.apply(sim, rng_pick_legal(mask, count, rng, 0))
-                K.rank_keys(sim, keys)
-                rank_rewards(keys, n, reward)
+                    steps += 1
+                if sim[H_TERMINAL] == 0 and scale > 0.0:
+                    K.scores(sim, sc)
+                    for q in range(n):
+                        reward[q] = math.tanh(margin(sc, n, q) / scale)
+                else:
+                    K.rank_keys(sim, keys)
+                    rank_rewards(keys, n, reward)
                 while node >= 0:
                     node_n[node] += 1
                     for q in range(n):
@@ -515,15 +534,26 @@ def greedy_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_act
 
 def mcts_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actions: int | None, seeds: np.ndarray,
                  budget: int, c_uct: float = DEFAULT_C, widen: float = DEFAULT_WIDEN,
-                 determinize: bool = True) -> tuple[np.ndarray, np.ndarray]:
+                 determinize: bool = True, horizon: int | None = None,
+                 scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(actions, root visit counts) of an MCTS of ``budget`` simulations for each row of ``states``
-    (arguments checked as for :func:`greedy_actions`)."""
+    (arguments checked as for :func:`greedy_actions`); ``horizon`` / ``scale``: the rollout
+    horizon and its value scale (None: the game's ``mcts_horizon`` / ``mcts_value_scale``)."""
     budget, c_uct, widen = check_int("budget", budget), check_real("c", c_uct), check_real("widen", widen)
     if not isinstance(determinize, (bool, np.bool_)):
         raise TypeError(f"determinize must be True or False, got {short_repr(determinize)}")
+    horizon, scale = check_horizon(_spec_of(K), horizon, scale)
     states, seats, legal = check_search(K, states, seats, num_actions)
     return _mcts(_spec_of(K).kernels, states, seats, _seeds(seeds, len(states)), budget, c_uct, widen,
-                 bool(determinize), legal.shape[1])
+                 bool(determinize), legal.shape[1], horizon, scale)
+
+
+def check_horizon(game: GameSpec, horizon: Any = None, scale: Any = None) -> tuple[int, float]:
+    """``(horizon, scale)`` checked (an int >= 0, a finite number >= 0), None meaning the game's
+    default (``game.mcts_horizon`` / ``game.mcts_value_scale``)."""
+    h = game.mcts_horizon if horizon is None else check_int("horizon", horizon, low=0)
+    v = game.mcts_value_scale if scale is None else check_real("scale", scale)
+    return int(h), float(v)
 
 
 def _seeds(seeds: Any, b: int) -> np.ndarray:
@@ -551,7 +581,8 @@ def _greedy(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndar
 
 
 def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarray, budget: int, c_uct: float,
-          widen: float, determinize: bool, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+          widen: float, determinize: bool, num_actions: int, horizon: int = 0,
+          scale: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The MCTS searches on checked input (see :func:`check_search`)."""
     _, mcts = build(K)
     b = states.shape[0]
@@ -562,12 +593,12 @@ def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarra
     visits = np.zeros((b, num_actions), dtype=np.int64)
 
     def call(lo: int, hi: int) -> None:
-        mcts(states[lo:hi], seats[lo:hi], budget, c_uct, widen, seeds[lo:hi], determinize, visits[lo:hi],
-             actions[lo:hi])
+        mcts(states[lo:hi], seats[lo:hi], budget, c_uct, widen, horizon, scale, seeds[lo:hi], determinize,
+             visits[lo:hi], actions[lo:hi])
 
     _run_rows(mcts, b, call)
     return actions, visits
 
 
-__all__ = ["build", "check_search", "greedy_actions", "mcts_actions", "greedy_bytes", "mcts_bytes", "SearchMemoryError",
+__all__ = ["build", "check_search", "check_horizon", "greedy_actions", "mcts_actions", "greedy_bytes", "mcts_bytes", "SearchMemoryError",
            "WIN_WEIGHT", "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL"]

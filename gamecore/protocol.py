@@ -164,6 +164,10 @@ class GameSpec:
     #: observation blocks (names in :meth:`obs_layout`) that show the observer's own secrets
     #: (its hand, its secret cards): left out of the public global state (``gamecore.global_state``)
     private_obs_blocks: tuple[str, ...] = ()
+    #: MCTS rollouts stop after this many random decisions (0: play them to the end) and the
+    #: position reached is valued by ``tanh(margin / mcts_value_scale)`` (see :mod:`gamecore.mcts`)
+    mcts_horizon: int = 0
+    mcts_value_scale: float = 0.0
 
     def hides_information(self, num_players: int) -> bool:
         """Whether some seat may not see part of the state at this player count (a game may hide

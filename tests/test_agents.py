@@ -192,6 +192,44 @@ def test_mcts_takes_the_tile_that_completes_a_district():
     assert g.action_to_string(state, int(action[0])) == "take slot 1 (red kiosk) to r1c4"
 
 
+# ---- MCTS rollout horizon -------------------------------------------------------------------------
+def test_the_mcts_spec_names_a_rollout_horizon_only_where_it_differs_from_the_games():
+    assert parse_spec("mcts:200,horizon=40,scale=20") == ("mcts", "200", {"horizon": 40, "scale": 20.0})
+    cultivo = make_agent("mcts:200", "cultivo")
+    assert (cultivo.horizon, cultivo.scale, cultivo.spec) == (8, 20.0, "mcts:200")
+    assert make_agent("mcts:200,horizon=0", "cultivo").spec == "mcts:200,horizon=0"
+    callisto = make_agent("mcts:200", "callisto")
+    assert (callisto.horizon, callisto.scale) == (0, 0.0)
+    assert make_agent("mcts:50,horizon=12,scale=5", "callisto").spec == "mcts:50,horizon=12,scale=5"
+    for bad, why in (("mcts:9,horizon=-1", "bad value"), ("mcts:9,horizon=1.5", "bad value"),
+                     ("mcts:9,scale=nan", "bad value"), ("mcts:9,scale=-2", "finite number 0")):
+        with pytest.raises(ValueError, match=why):
+            make_agent(bad, "cultivo")
+
+
+def test_a_rollout_horizon_beyond_the_end_of_the_game_changes_no_simulation():
+    from gamecore import mcts as M
+
+    K = get_game("callisto")  # mcts_actions takes the game (or its rules module)
+    state = callisto_gap()  # a few empty squares left: every rollout ends within a dozen decisions
+    seeds = np.array([5], dtype=np.int64)
+    full = M.mcts_actions(K, state[None], None, None, seeds, 300, widen=0, horizon=0)
+    far = M.mcts_actions(K, state[None], None, None, seeds, 300, widen=0, horizon=60, scale=7.0)
+    assert np.array_equal(full[1], far[1]) and full[0][0] == far[0][0]
+    env = game_module("callisto").raw_env()
+    env.reset(seed=6)
+    play_random(env, np.random.default_rng(6), max_steps=9)  # early: rollouts run ~40 decisions
+    early = env.get_state()[None]
+    full = M.mcts_actions(K, early, None, None, seeds, 300, horizon=0)
+    cut = M.mcts_actions(K, early, None, None, seeds, 300, horizon=1, scale=1e6)
+    assert not np.array_equal(full[1], cut[1])  # cut rollouts are valued ~0, not by who wins
+    for bad, err in ((-1, ValueError), (True, TypeError), (2.5, TypeError)):
+        with pytest.raises(err, match="horizon"):
+            M.mcts_actions(K, state[None], None, None, seeds, 10, horizon=bad)
+    with pytest.raises(ValueError, match="scale"):
+        M.mcts_actions(K, state[None], None, None, seeds, 10, horizon=3, scale=float("inf"))
+
+
 # ---- hidden information -----------------------------------------------------------------------------
 #: simulations per search below: enough for hidden cards to change a peeking search; Cultivo's random
 #: playouts are long, so it gets fewer

@@ -59,6 +59,8 @@ def test_the_mcts_section_times_the_searches_it_says_and_reports_them_against_th
     text = bench.render_mcts([r])
     row = [c.strip() for c in text.splitlines()[-1].strip("|").split("|")]
     assert row[:4] == ["calcada", "2", "4", "3 of 3"] and float(row[5]) == round(r["max_ms"], 1)
+    assert row[6] == "to the end"  # Calçada's rollouts have no horizon; Cultivo's stop after 8 decisions
+    assert bench.render_mcts([{**r, "game": "cultivo", "horizon": 8}]).splitlines()[-1].rstrip(" |").endswith("8")
     # a limit already spent stops after one search, and the count says so
     short = bench.mcts_timing("calcada", 2, budget=4, positions=3, limit_s=0.0)
     assert short["searched"] == 1 and "1 of 3" in bench.render_mcts([short])
