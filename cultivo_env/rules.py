@@ -944,6 +944,19 @@ def amount_trivial(tc: np.ndarray, stl: np.ndarray, cown: np.ndarray, bown: np.n
 
 
 @jit
+def set_hash(key: np.int64, size: int) -> np.int64:
+    """The home slot of ``key`` in a set table of ``size`` (a power of 2): every bit of the key
+    mixed in (the splitmix64 finaliser). The keys of :func:`colour_outcomes` differ in their high
+    bits only (a step's key is a multiple of ``K_TAG``), so the low bits of a product alone put
+    them all in one cluster."""
+    z = np.uint64(key)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z & np.uint64(size - 1))
+
+
+@jit
 def set_room(table: np.ndarray, items: np.ndarray, count: int):
     """The open-addressing set ``table`` (whose ``count`` keys are listed in ``items``) regrown so
     that one more key fits (:func:`set_add`): the table doubled and rehashed, ``items`` at least
@@ -953,7 +966,7 @@ def set_room(table: np.ndarray, items: np.ndarray, count: int):
         size *= 2
     table = np.full(size, -1, dtype=np.int64)
     for i in range(count):
-        h = (items[i] * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+        h = set_hash(items[i], size)
         while table[h] >= 0:
             h = (h + 1) & (size - 1)
         table[h] = items[i]
@@ -972,7 +985,7 @@ def set_add(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> 
     """Insert ``key`` into the set (in place; there must be room: not :func:`set_full`); returns
     the new count. A helper that returns a scalar and no arrays costs numba nothing per call."""
     size = table.shape[0]
-    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+    h = set_hash(key, size)
     while table[h] >= 0:
         if table[h] == key:
             return count
@@ -991,7 +1004,7 @@ def new_set():
 @jit
 def set_contains(table: np.ndarray, key: np.int64) -> bool:
     size = table.shape[0]
-    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+    h = set_hash(key, size)
     while table[h] >= 0:
         if table[h] == key:
             return True
@@ -1148,6 +1161,105 @@ def label_plus(lab: np.int64, dk: np.int64, n: int, yellow: bool) -> np.int64:
 
 
 @jit
+def group_steps(dl: np.ndarray, nd: int):
+    """The steps ``dl[:nd]`` of a colour (delta keys times ``K_TAG``) grouped by their stall balances:
+    (how many groups, each group's balances, where each group starts in the member lists, each
+    member's cart balance (without the +64) and barge uses)."""
+    dbs = np.empty(nd, dtype=np.int64)
+    for j in range(nd):
+        dbs[j] = (dl[j] // K_TAG) % K_B
+    order = np.argsort(dbs, kind="mergesort")
+    gdb = np.empty(nd + 1, dtype=np.int64)
+    gstart = np.zeros(nd + 2, dtype=np.int64)
+    mfb = np.empty(nd + 1, dtype=np.int64)
+    mbu = np.empty(nd + 1, dtype=np.int64)
+    ng = 0
+    for jj in range(nd):
+        j = order[jj]
+        dk = dl[j] // K_TAG
+        if ng == 0 or dbs[j] != gdb[ng - 1]:
+            gdb[ng] = dbs[j]
+            gstart[ng] = jj
+            ng += 1
+        mfb[jj] = dk // (K_B * K_BU) - 64
+        mbu[jj] = (dk // K_B) % K_BU
+    gstart[ng] = nd
+    return ng, gdb, gstart, mfb, mbu
+
+
+@jit
+def join_ok(f: np.int64, dk: np.int64, done: np.ndarray, n: int, m: int, bu_in: int, yellow: bool) -> bool:
+    """The label ``f`` before the pending colour and its step ``dk`` (without the tag) reach a label
+    of the set ``done`` (from which the colours after finish)."""
+    if yellow and (f // K_B) % K_BU != bu_in:
+        return False
+    lab = label_plus(f, dk, n, yellow)
+    if lab < 0:
+        return False
+    if yellow:
+        lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
+    if (lab // K_B) % K_BU > m:
+        return False
+    return set_contains(done, lab)
+
+
+@jit
+def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int,
+               n: int, m: int, bu_in: int, yellow: bool) -> np.ndarray:
+    """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which some label of
+    ``fwd[:nf]`` reaches the set ``done`` (its keys ``back[:nb]``): :func:`join_ok` for every pair,
+    in nf * nb step look-ups instead of nf * nd tests. :func:`label_plus` adds the stall balances and
+    the cart balance field by field (and the barges, except for yellow, whose steps all carry
+    ``bu_in``), so a label before and one after determine the step between them; a step found is
+    still checked by :func:`join_ok`."""
+    ok = np.zeros(nd, dtype=np.int8)
+    dks = np.empty(nd, dtype=np.int64)
+    for j in range(nd):
+        dks[j] = dl[j] // K_TAG
+    order = np.argsort(dks, kind="mergesort")
+    sdk = np.empty(nd, dtype=np.int64)
+    for jj in range(nd):
+        sdk[jj] = dks[order[jj]]
+    for i in range(nf):
+        f = fwd[i]
+        if yellow and (f // K_B) % K_BU != bu_in:
+            continue
+        fbv = f % K_B
+        ffb = f // (K_B * K_BU)
+        fbu = (f // K_B) % K_BU
+        for ib in range(nb):
+            b = back[ib]
+            bbv = b % K_B
+            bbu = (b // K_B) % K_BU
+            if yellow:
+                if bbu != 0:
+                    continue  # yellow's labels after drop the barge count
+                dbu = np.int64(bu_in)
+            else:
+                dbu = bbu - fbu
+                if dbu < 0 or dbu >= K_BU:
+                    continue
+            dbv = np.int64(0)
+            inrange = True
+            for d in range(MAX_PLAYERS):
+                x = ((bbv >> np.int64(4 * d)) & np.int64(15)) - ((fbv >> np.int64(4 * d)) & np.int64(15)) + 8
+                if x < 0 or x > 15:
+                    inrange = False
+                    break
+                dbv |= x << np.int64(4 * d)
+            if not inrange:
+                continue
+            dk = ((b // (K_B * K_BU) - ffb + 64) * K_BU + dbu) * K_B + dbv
+            jj = np.searchsorted(sdk, dk)
+            while jj < nd and sdk[jj] == dk:
+                j = order[jj]
+                if ok[j] == 0 and join_ok(f, dk, done, n, m, bu_in, yellow):
+                    ok[j] = 1
+                jj += 1
+    return ok
+
+
+@jit
 def colour_outcomes(state: np.ndarray, p: int):
     """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
     payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
@@ -1270,15 +1382,18 @@ def colour_outcomes(state: np.ndarray, p: int):
         for bu_in in range(m + 1 if c == YELLOW else 1):
             dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                    Rfix, dwork)
+            # the steps grouped by their stall balances: the balance bounds are tested once a group
+            ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
             for i in range(nb):
                 lab = back[i]
                 if c == YELLOW and (lab // K_B) % K_BU != 0:
                     continue  # after yellow the barge count is dropped: keep one copy
-                for j in range(nd):
-                    dk = dl[j] // K_TAG
+                lb = lab % K_B
+                lfb = lab // (K_B * K_BU)
+                lbu = (lab // K_B) % K_BU
+                for g in range(ng):
                     # the label before: lab minus the step
-                    lb = lab % K_B
-                    db = dk % K_B
+                    db = gdb[g]
                     bv = np.int64(0)
                     ok = True
                     pos = 0
@@ -1286,21 +1401,23 @@ def colour_outcomes(state: np.ndarray, p: int):
                         x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
                         if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
                             ok = False
+                            break
                         if x > 8:
                             pos += x - 8
                         bv |= x << np.int64(4 * d)
-                    if pos > st_lt[c]:
-                        ok = False
-                    fb = lab // (K_B * K_BU) - (dk // (K_B * K_BU) - 64)
-                    if c == YELLOW:
-                        bu = bu_in
-                    else:
-                        bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
-                    if not ok or bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                    if not ok or pos > st_lt[c]:
                         continue
-                    if set_full(table, cnt):
-                        table, prv = set_room(table, prv, cnt)
-                    cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+                    for jj in range(gstart[g], gstart[g + 1]):
+                        fb = lfb - mfb[jj]
+                        if c == YELLOW:
+                            bu = bu_in
+                        else:
+                            bu = lbu - mbu[jj]
+                        if bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                            continue
+                        if set_full(table, cnt):
+                            table, prv = set_room(table, prv, cnt)
+                        cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
         done = table
         back = prv
         nb = cnt
@@ -1309,21 +1426,23 @@ def colour_outcomes(state: np.ndarray, p: int):
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
         dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                Rfix, dwork)
+        if nb < nd:
+            # fewer labels after than steps: for each (label before, label after) the one step that
+            # joins them (label_plus inverted), looked up among the steps, then checked as below
+            ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW)
+            for j in range(nd):
+                if ok[j]:
+                    t = dl[j] % K_TAG
+                    if set_full(found, nt):
+                        found, tuples = set_room(found, tuples, nt)
+                    nt = set_add(found, tuples, nt, t)
+            continue
         for j in range(nd):
             t = dl[j] % K_TAG
             if set_contains(found, t):
                 continue
             for i in range(nf):
-                if cfix == YELLOW and (fwd[i] // K_B) % K_BU != bu_in:
-                    continue
-                lab = label_plus(fwd[i], dl[j] // K_TAG, n, cfix == YELLOW)
-                if lab < 0:
-                    continue
-                if cfix == YELLOW:
-                    lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
-                if (lab // K_B) % K_BU > m:
-                    continue
-                if set_contains(done, lab):
+                if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, cfix == YELLOW):
                     if set_full(found, nt):
                         found, tuples = set_room(found, tuples, nt)
                     nt = set_add(found, tuples, nt, t)
