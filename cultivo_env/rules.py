@@ -1260,6 +1260,18 @@ def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.nda
 
 
 @jit
+def keep_layer(bl: np.ndarray, bcnt: np.ndarray, nl: int, c: int, back: np.ndarray, nb: int):
+    """Append the labels before colour c (``back[:nb]``) to the cache ``bl`` / ``bcnt`` at ``nl``;
+    returns (bl, the new length)."""
+    if nl + nb > bl.shape[0]:
+        bl = grow(bl, nl + nb)
+    bcnt[c] = nl
+    bcnt[8 + c] = nb
+    copy_range(bl, nl, back, 0, nb)
+    return bl, nl + nb
+
+
+@jit
 def colour_outcomes(state: np.ndarray, p: int):
     """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
     payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
@@ -1278,6 +1290,27 @@ def colour_outcomes(state: np.ndarray, p: int):
     amounts decided (the colours before the pending one) meet the labels from which the colours after
     it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
     pending colour, whose tuples are the answer."""
+    tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, np.empty(16, dtype=np.int64), new_back_cache())
+    return tuples, nt
+
+
+@jit
+def new_back_cache() -> np.ndarray:
+    """An empty cache of :func:`colour_outcomes_cached`'s backward label sets: entry c (1..6) where
+    the labels before colour c start in the flat list, entry 8 + c how many, entry 7 the lowest c
+    kept (7: none)."""
+    bcnt = np.zeros(16, dtype=np.int64)
+    bcnt[7] = 7
+    return bcnt
+
+
+@jit
+def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.ndarray):
+    """:func:`colour_outcomes`, keeping the backward label sets (``bl``, a flat list, and ``bcnt``:
+    :func:`new_back_cache`) for the next call of the same payment state. The labels before colour
+    c > the pending one depend only on the payer's goods and pieces and the travel's obligations,
+    not on the amounts decided, so the colours of one :func:`next_amount` share them. Returns
+    (tuples, how many, bl, bcnt): ``bl`` may have been regrown."""
     n = state[H_NPLAYERS]
     k = state[PAY_I]
     cfix = k // n
@@ -1373,11 +1406,23 @@ def colour_outcomes(state: np.ndarray, p: int):
         nf = cnt
     # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
     done, back, nb = new_set()
-    for bu in range(m + 1):
+    if bcnt[7] <= cfix + 1:  # kept from a call before: rebuild the set
+        off = bcnt[cfix + 1]
+        for i in range(bcnt[8 + cfix + 1]):
+            if set_full(done, nb):
+                done, back = set_room(done, back, nb)
+            nb = set_add(done, back, nb, bl[off + i])
+        lo_c = cfix + 1
+    else:
+        lo_c = NUM_COLOURS
+    for bu in range(m + 1 if lo_c == NUM_COLOURS else 0):
         if set_full(done, nb):
             done, back = set_room(done, back, nb)
         nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
-    for c in range(NUM_COLOURS - 1, cfix, -1):
+    nl = 0
+    if lo_c == NUM_COLOURS:
+        bl, nl = keep_layer(bl, bcnt, nl, NUM_COLOURS, back, nb)
+    for c in range(lo_c - 1, cfix, -1):
         table, prv, cnt = new_set()
         for bu_in in range(m + 1 if c == YELLOW else 1):
             dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
@@ -1421,6 +1466,9 @@ def colour_outcomes(state: np.ndarray, p: int):
         done = table
         back = prv
         nb = cnt
+        bl, nl = keep_layer(bl, bcnt, nl, c, back, nb)
+    if lo_c == NUM_COLOURS:
+        bcnt[7] = cfix + 1
     # the pending colour's steps joining the two
     found, tuples, nt = new_set()
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
@@ -1447,7 +1495,7 @@ def colour_outcomes(state: np.ndarray, p: int):
                         found, tuples = set_room(found, tuples, nt)
                     nt = set_add(found, tuples, nt, t)
                     break
-    return tuples, nt
+    return tuples, nt, bl, bcnt
 
 
 @jit
@@ -1493,6 +1541,8 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
     n = state[H_NPLAYERS]
     tc = travel_counts(state, p, n)
     H, scal, stl, cown, bown = pay_context(state, p)
+    bl = np.empty(16, dtype=np.int64)  # the backward label sets, shared by the colours of this call
+    bcnt = new_back_cache()
     while True:
         k = state[PAY_I]
         if fresh or k % n == 0:
@@ -1503,7 +1553,7 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
                 keep_outcomes(state, np.zeros(1, dtype=np.int64), 0)
                 finish_payment(state, p)
                 return
-            tuples, nt = colour_outcomes(state, p)
+            tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, bl, bcnt)
         else:
             tuples, nt = kept_outcomes(state, p)
             if state[PAY_TN] >= 0:  # keep those agreeing with the amount just decided
