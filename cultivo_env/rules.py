@@ -397,35 +397,36 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
                 if val + rem_st + elig[c] < 0:
                     continue  # no stall can make up for it any more
                 vmax = min(m - bu, cap) if hasbarge else 0
-                for te in range(ec + 1):
-                    for tf in range(fc + 1):
-                        g = te + tf
-                        bP = P0[c] + 2 * (ec - te + fc - tf)
-                        bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
-                        room = cap - 2 * (ec - te + fc - tf)
-                        if room < 0:
-                            continue
-                        for u in range(min(umax, room) + 1):
-                            nfb = fb + g - u
-                            if nfb < lo_fb or nfb > hi_fb:
-                                continue
-                            for v in range(min(vmax, room - u) + 1):
-                                P = bP + u + v
-                                sp = bsp
-                                if ownbarge:
-                                    sp += v
-                                if owncart:
-                                    sp += u
-                                nbu = bu + v
-                                if c == YELLOW:
-                                    wst = m - nbu
-                                    P += 2 * wst
-                                    sp += 2 * wst
-                                net = P - 1 if (scal[c] and sp >= 2) else P
-                                sc = val + stall_score(net, H[c], elig[c])
-                                k = (nfb + G) * M + nbu
-                                if sc > nxt[k]:
-                                    nxt[k] = sc
+                # g of the fields carted: which ones changes only the goods to the supply, and
+                # more there never costs more (the scales), so the foreign fields first
+                for g in range(ec + fc + 1):
+                    tf = min(g, fc)
+                    te = g - tf
+                    bP = P0[c] + 2 * (ec - te + fc - tf)
+                    bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
+                    room = cap - 2 * (ec - te + fc - tf)
+                    if room < 0:
+                        continue
+                    # the free balance after must stay in [lo_fb, hi_fb]
+                    for u in range(max(0, fb + g - hi_fb), min(min(umax, room), fb + g - lo_fb) + 1):
+                        nfb = fb + g - u
+                        for v in range(min(vmax, room - u) + 1):
+                            P = bP + u + v
+                            sp = bsp
+                            if ownbarge:
+                                sp += v
+                            if owncart:
+                                sp += u
+                            nbu = bu + v
+                            if c == YELLOW:
+                                wst = m - nbu
+                                P += 2 * wst
+                                sp += 2 * wst
+                            net = P - 1 if (scal[c] and sp >= 2) else P
+                            sc = val + stall_score(net, H[c], elig[c])
+                            k = (nfb + G) * M + nbu
+                            if sc > nxt[k]:
+                                nxt[k] = sc
         cur, nxt = nxt, cur
     for bu in range(M):
         if cur[G * M + bu] >= 0:
@@ -481,10 +482,11 @@ def dominates(a: np.int64, b: np.int64) -> bool:
 
 
 @jit
-def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch) -> bool:
+def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch, memo) -> bool:
     """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
     at least 60 int64 of working space (no allocation on the common paths; :func:`pay_feasible`
-    works in the rest)."""
+    works in the rest). ``memo``: the ``keys`` of :func:`new_cache`, whose entries from
+    ``CACHE_SLOTS`` on keep the summaries the exact programme found payable / not payable."""
     e = scratch[0:6]
     f2 = scratch[6:12]
     P = scratch[18:24]
@@ -519,8 +521,26 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
         return False
     if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
         return True
+    # the exact programme, unless an answer of an earlier one decides: fewer obligations never cost
+    # more (a way of paying s pays any s' that s dominates, without the means of the obligations
+    # left out: the goods of each colour, after the scales, do not grow)
+    nfe = memo[CACHE_SLOTS]
+    nin = memo[CACHE_SLOTS + 1]
+    for i in range(nfe):
+        if dominates(s, memo[CACHE_SLOTS + 2 + i]):
+            return True
+    for i in range(nin):
+        if dominates(memo[CACHE_SLOTS + 2 + DP_MEMO + i], s):
+            return False
     P0[YELLOW] = w
-    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
+    ok = pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
+    if ok and nfe < DP_MEMO:
+        memo[CACHE_SLOTS + 2 + nfe] = s
+        memo[CACHE_SLOTS] = nfe + 1
+    elif not ok and nin < DP_MEMO:
+        memo[CACHE_SLOTS + 2 + DP_MEMO + nin] = s
+        memo[CACHE_SLOTS + 1] = nin + 1
+    return ok
 
 
 @jit
@@ -622,21 +642,26 @@ def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first, scr
     return affordable(P, H, stl)
 
 
+#: slots of the feasibility cache of :func:`new_cache`; the programme's answers after them
+CACHE_SLOTS = 256
+DP_MEMO = 256
+
+
 @jit
 def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals, scratch) -> bool:
     """:func:`summary_feasible` with a small open-addressing cache (keys -1 = empty)."""
-    mask = keys.shape[0] - 1
+    mask = CACHE_SLOTS - 1
     h = np.int64((np.uint64(s) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
-    for _ in range(keys.shape[0]):
+    for _ in range(CACHE_SLOTS):
         if keys[h] == s:
             return vals[h] == 1
         if keys[h] == -1:
-            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
+            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
             keys[h] = s
             vals[h] = 1 if ok else 0
             return ok
         h = (h + 1) & mask
-    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
+    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
 
 
 @jit
@@ -732,7 +757,9 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
 @jit
 def new_cache():
     """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
-    keys = np.full(256, -1, dtype=np.int64)
+    keys = np.full(CACHE_SLOTS + 2 + 2 * DP_MEMO, -1, dtype=np.int64)
+    keys[CACHE_SLOTS] = 0  # payable summaries kept, then the others
+    keys[CACHE_SLOTS + 1] = 0
     vals = np.zeros(256, dtype=np.int8)
     scratch = np.empty(64 + 2 * 256, dtype=np.int64)  # the pay_feasible rows after the first 64
     scratch[:64] = 0
