@@ -397,35 +397,36 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
                 if val + rem_st + elig[c] < 0:
                     continue  # no stall can make up for it any more
                 vmax = min(m - bu, cap) if hasbarge else 0
-                for te in range(ec + 1):
-                    for tf in range(fc + 1):
-                        g = te + tf
-                        bP = P0[c] + 2 * (ec - te + fc - tf)
-                        bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
-                        room = cap - 2 * (ec - te + fc - tf)
-                        if room < 0:
-                            continue
-                        for u in range(min(umax, room) + 1):
-                            nfb = fb + g - u
-                            if nfb < lo_fb or nfb > hi_fb:
-                                continue
-                            for v in range(min(vmax, room - u) + 1):
-                                P = bP + u + v
-                                sp = bsp
-                                if ownbarge:
-                                    sp += v
-                                if owncart:
-                                    sp += u
-                                nbu = bu + v
-                                if c == YELLOW:
-                                    wst = m - nbu
-                                    P += 2 * wst
-                                    sp += 2 * wst
-                                net = P - 1 if (scal[c] and sp >= 2) else P
-                                sc = val + stall_score(net, H[c], elig[c])
-                                k = (nfb + G) * M + nbu
-                                if sc > nxt[k]:
-                                    nxt[k] = sc
+                # g of the fields carted: which ones changes only the goods to the supply, and
+                # more there never costs more (the scales), so the foreign fields first
+                for g in range(ec + fc + 1):
+                    tf = min(g, fc)
+                    te = g - tf
+                    bP = P0[c] + 2 * (ec - te + fc - tf)
+                    bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
+                    room = cap - 2 * (ec - te + fc - tf)
+                    if room < 0:
+                        continue
+                    # the free balance after must stay in [lo_fb, hi_fb]
+                    for u in range(max(0, fb + g - hi_fb), min(min(umax, room), fb + g - lo_fb) + 1):
+                        nfb = fb + g - u
+                        for v in range(min(vmax, room - u) + 1):
+                            P = bP + u + v
+                            sp = bsp
+                            if ownbarge:
+                                sp += v
+                            if owncart:
+                                sp += u
+                            nbu = bu + v
+                            if c == YELLOW:
+                                wst = m - nbu
+                                P += 2 * wst
+                                sp += 2 * wst
+                            net = P - 1 if (scal[c] and sp >= 2) else P
+                            sc = val + stall_score(net, H[c], elig[c])
+                            k = (nfb + G) * M + nbu
+                            if sc > nxt[k]:
+                                nxt[k] = sc
         cur, nxt = nxt, cur
     for bu in range(M):
         if cur[G * M + bu] >= 0:
@@ -481,10 +482,11 @@ def dominates(a: np.int64, b: np.int64) -> bool:
 
 
 @jit
-def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch) -> bool:
+def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch, memo) -> bool:
     """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
     at least 60 int64 of working space (no allocation on the common paths; :func:`pay_feasible`
-    works in the rest)."""
+    works in the rest). ``memo``: the ``keys`` of :func:`new_cache`, whose entries from
+    ``CACHE_SLOTS`` on keep the summaries the exact programme found payable / not payable."""
     e = scratch[0:6]
     f2 = scratch[6:12]
     P = scratch[18:24]
@@ -519,8 +521,26 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
         return False
     if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
         return True
+    # the exact programme, unless an answer of an earlier one decides: fewer obligations never cost
+    # more (a way of paying s pays any s' that s dominates, without the means of the obligations
+    # left out: the goods of each colour, after the scales, do not grow)
+    nfe = memo[CACHE_SLOTS]
+    nin = memo[CACHE_SLOTS + 1]
+    for i in range(nfe):
+        if dominates(s, memo[CACHE_SLOTS + 2 + i]):
+            return True
+    for i in range(nin):
+        if dominates(memo[CACHE_SLOTS + 2 + DP_MEMO + i], s):
+            return False
     P0[YELLOW] = w
-    return pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
+    ok = pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
+    if ok and nfe < DP_MEMO:
+        memo[CACHE_SLOTS + 2 + nfe] = s
+        memo[CACHE_SLOTS] = nfe + 1
+    elif not ok and nin < DP_MEMO:
+        memo[CACHE_SLOTS + 2 + DP_MEMO + nin] = s
+        memo[CACHE_SLOTS + 1] = nin + 1
+    return ok
 
 
 @jit
@@ -622,21 +642,26 @@ def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first, scr
     return affordable(P, H, stl)
 
 
+#: slots of the feasibility cache of :func:`new_cache`; the programme's answers after them
+CACHE_SLOTS = 256
+DP_MEMO = 256
+
+
 @jit
 def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals, scratch) -> bool:
     """:func:`summary_feasible` with a small open-addressing cache (keys -1 = empty)."""
-    mask = keys.shape[0] - 1
+    mask = CACHE_SLOTS - 1
     h = np.int64((np.uint64(s) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
-    for _ in range(keys.shape[0]):
+    for _ in range(CACHE_SLOTS):
         if keys[h] == s:
             return vals[h] == 1
         if keys[h] == -1:
-            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
+            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
             keys[h] = s
             vals[h] = 1 if ok else 0
             return ok
         h = (h + 1) & mask
-    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch)
+    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
 
 
 @jit
@@ -732,7 +757,9 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
 @jit
 def new_cache():
     """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
-    keys = np.full(256, -1, dtype=np.int64)
+    keys = np.full(CACHE_SLOTS + 2 + 2 * DP_MEMO, -1, dtype=np.int64)
+    keys[CACHE_SLOTS] = 0  # payable summaries kept, then the others
+    keys[CACHE_SLOTS + 1] = 0
     vals = np.zeros(256, dtype=np.int8)
     scratch = np.empty(64 + 2 * 256, dtype=np.int64)  # the pay_feasible rows after the first 64
     scratch[:64] = 0
@@ -944,6 +971,19 @@ def amount_trivial(tc: np.ndarray, stl: np.ndarray, cown: np.ndarray, bown: np.n
 
 
 @jit
+def set_hash(key: np.int64, size: int) -> np.int64:
+    """The home slot of ``key`` in a set table of ``size`` (a power of 2): every bit of the key
+    mixed in (the splitmix64 finaliser). The keys of :func:`colour_outcomes` differ in their high
+    bits only (a step's key is a multiple of ``K_TAG``), so the low bits of a product alone put
+    them all in one cluster."""
+    z = np.uint64(key)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z & np.uint64(size - 1))
+
+
+@jit
 def set_room(table: np.ndarray, items: np.ndarray, count: int):
     """The open-addressing set ``table`` (whose ``count`` keys are listed in ``items``) regrown so
     that one more key fits (:func:`set_add`): the table doubled and rehashed, ``items`` at least
@@ -953,7 +993,7 @@ def set_room(table: np.ndarray, items: np.ndarray, count: int):
         size *= 2
     table = np.full(size, -1, dtype=np.int64)
     for i in range(count):
-        h = (items[i] * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+        h = set_hash(items[i], size)
         while table[h] >= 0:
             h = (h + 1) & (size - 1)
         table[h] = items[i]
@@ -972,7 +1012,7 @@ def set_add(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> 
     """Insert ``key`` into the set (in place; there must be room: not :func:`set_full`); returns
     the new count. A helper that returns a scalar and no arrays costs numba nothing per call."""
     size = table.shape[0]
-    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+    h = set_hash(key, size)
     while table[h] >= 0:
         if table[h] == key:
             return count
@@ -991,7 +1031,7 @@ def new_set():
 @jit
 def set_contains(table: np.ndarray, key: np.int64) -> bool:
     size = table.shape[0]
-    h = (key * np.int64(0x9E3779B97F4A7C15)) & np.int64(size - 1)
+    h = set_hash(key, size)
     while table[h] >= 0:
         if table[h] == key:
             return True
@@ -1148,6 +1188,117 @@ def label_plus(lab: np.int64, dk: np.int64, n: int, yellow: bool) -> np.int64:
 
 
 @jit
+def group_steps(dl: np.ndarray, nd: int):
+    """The steps ``dl[:nd]`` of a colour (delta keys times ``K_TAG``) grouped by their stall balances:
+    (how many groups, each group's balances, where each group starts in the member lists, each
+    member's cart balance (without the +64) and barge uses)."""
+    dbs = np.empty(nd, dtype=np.int64)
+    for j in range(nd):
+        dbs[j] = (dl[j] // K_TAG) % K_B
+    order = np.argsort(dbs, kind="mergesort")
+    gdb = np.empty(nd + 1, dtype=np.int64)
+    gstart = np.zeros(nd + 2, dtype=np.int64)
+    mfb = np.empty(nd + 1, dtype=np.int64)
+    mbu = np.empty(nd + 1, dtype=np.int64)
+    ng = 0
+    for jj in range(nd):
+        j = order[jj]
+        dk = dl[j] // K_TAG
+        if ng == 0 or dbs[j] != gdb[ng - 1]:
+            gdb[ng] = dbs[j]
+            gstart[ng] = jj
+            ng += 1
+        mfb[jj] = dk // (K_B * K_BU) - 64
+        mbu[jj] = (dk // K_B) % K_BU
+    gstart[ng] = nd
+    return ng, gdb, gstart, mfb, mbu
+
+
+@jit
+def join_ok(f: np.int64, dk: np.int64, done: np.ndarray, n: int, m: int, bu_in: int, yellow: bool) -> bool:
+    """The label ``f`` before the pending colour and its step ``dk`` (without the tag) reach a label
+    of the set ``done`` (from which the colours after finish)."""
+    if yellow and (f // K_B) % K_BU != bu_in:
+        return False
+    lab = label_plus(f, dk, n, yellow)
+    if lab < 0:
+        return False
+    if yellow:
+        lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
+    if (lab // K_B) % K_BU > m:
+        return False
+    return set_contains(done, lab)
+
+
+@jit
+def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int,
+               n: int, m: int, bu_in: int, yellow: bool) -> np.ndarray:
+    """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which some label of
+    ``fwd[:nf]`` reaches the set ``done`` (its keys ``back[:nb]``): :func:`join_ok` for every pair,
+    in nf * nb step look-ups instead of nf * nd tests. :func:`label_plus` adds the stall balances and
+    the cart balance field by field (and the barges, except for yellow, whose steps all carry
+    ``bu_in``), so a label before and one after determine the step between them; a step found is
+    still checked by :func:`join_ok`."""
+    ok = np.zeros(nd, dtype=np.int8)
+    dks = np.empty(nd, dtype=np.int64)
+    for j in range(nd):
+        dks[j] = dl[j] // K_TAG
+    order = np.argsort(dks, kind="mergesort")
+    sdk = np.empty(nd, dtype=np.int64)
+    for jj in range(nd):
+        sdk[jj] = dks[order[jj]]
+    for i in range(nf):
+        f = fwd[i]
+        if yellow and (f // K_B) % K_BU != bu_in:
+            continue
+        fbv = f % K_B
+        ffb = f // (K_B * K_BU)
+        fbu = (f // K_B) % K_BU
+        for ib in range(nb):
+            b = back[ib]
+            bbv = b % K_B
+            bbu = (b // K_B) % K_BU
+            if yellow:
+                if bbu != 0:
+                    continue  # yellow's labels after drop the barge count
+                dbu = np.int64(bu_in)
+            else:
+                dbu = bbu - fbu
+                if dbu < 0 or dbu >= K_BU:
+                    continue
+            dbv = np.int64(0)
+            inrange = True
+            for d in range(MAX_PLAYERS):
+                x = ((bbv >> np.int64(4 * d)) & np.int64(15)) - ((fbv >> np.int64(4 * d)) & np.int64(15)) + 8
+                if x < 0 or x > 15:
+                    inrange = False
+                    break
+                dbv |= x << np.int64(4 * d)
+            if not inrange:
+                continue
+            dk = ((b // (K_B * K_BU) - ffb + 64) * K_BU + dbu) * K_B + dbv
+            jj = np.searchsorted(sdk, dk)
+            while jj < nd and sdk[jj] == dk:
+                j = order[jj]
+                if ok[j] == 0 and join_ok(f, dk, done, n, m, bu_in, yellow):
+                    ok[j] = 1
+                jj += 1
+    return ok
+
+
+@jit
+def keep_layer(bl: np.ndarray, bcnt: np.ndarray, nl: int, c: int, back: np.ndarray, nb: int):
+    """Append the labels before colour c (``back[:nb]``) to the cache ``bl`` / ``bcnt`` at ``nl``;
+    returns (bl, the new length)."""
+    if nl + nb > bl.shape[0]:
+        bl = grow(bl, nl + nb)
+    bcnt[c] = nl
+    bcnt[8 + c] = nb
+    copy_range(bl, nl, back, 0, nb)
+    return bl, nl + nb
+
+
+@jit
 def colour_outcomes(state: np.ndarray, p: int):
     """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
     payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
@@ -1166,6 +1317,27 @@ def colour_outcomes(state: np.ndarray, p: int):
     amounts decided (the colours before the pending one) meet the labels from which the colours after
     it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
     pending colour, whose tuples are the answer."""
+    tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, np.empty(16, dtype=np.int64), new_back_cache())
+    return tuples, nt
+
+
+@jit
+def new_back_cache() -> np.ndarray:
+    """An empty cache of :func:`colour_outcomes_cached`'s backward label sets: entry c (1..6) where
+    the labels before colour c start in the flat list, entry 8 + c how many, entry 7 the lowest c
+    kept (7: none)."""
+    bcnt = np.zeros(16, dtype=np.int64)
+    bcnt[7] = 7
+    return bcnt
+
+
+@jit
+def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.ndarray):
+    """:func:`colour_outcomes`, keeping the backward label sets (``bl``, a flat list, and ``bcnt``:
+    :func:`new_back_cache`) for the next call of the same payment state. The labels before colour
+    c > the pending one depend only on the payer's goods and pieces and the travel's obligations,
+    not on the amounts decided, so the colours of one :func:`next_amount` share them. Returns
+    (tuples, how many, bl, bcnt): ``bl`` may have been regrown."""
     n = state[H_NPLAYERS]
     k = state[PAY_I]
     cfix = k // n
@@ -1261,24 +1433,39 @@ def colour_outcomes(state: np.ndarray, p: int):
         nf = cnt
     # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
     done, back, nb = new_set()
-    for bu in range(m + 1):
+    if bcnt[7] <= cfix + 1:  # kept from a call before: rebuild the set
+        off = bcnt[cfix + 1]
+        for i in range(bcnt[8 + cfix + 1]):
+            if set_full(done, nb):
+                done, back = set_room(done, back, nb)
+            nb = set_add(done, back, nb, bl[off + i])
+        lo_c = cfix + 1
+    else:
+        lo_c = NUM_COLOURS
+    for bu in range(m + 1 if lo_c == NUM_COLOURS else 0):
         if set_full(done, nb):
             done, back = set_room(done, back, nb)
         nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
-    for c in range(NUM_COLOURS - 1, cfix, -1):
+    nl = 0
+    if lo_c == NUM_COLOURS:
+        bl, nl = keep_layer(bl, bcnt, nl, NUM_COLOURS, back, nb)
+    for c in range(lo_c - 1, cfix, -1):
         table, prv, cnt = new_set()
         for bu_in in range(m + 1 if c == YELLOW else 1):
             dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                    Rfix, dwork)
+            # the steps grouped by their stall balances: the balance bounds are tested once a group
+            ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
             for i in range(nb):
                 lab = back[i]
                 if c == YELLOW and (lab // K_B) % K_BU != 0:
                     continue  # after yellow the barge count is dropped: keep one copy
-                for j in range(nd):
-                    dk = dl[j] // K_TAG
+                lb = lab % K_B
+                lfb = lab // (K_B * K_BU)
+                lbu = (lab // K_B) % K_BU
+                for g in range(ng):
                     # the label before: lab minus the step
-                    lb = lab % K_B
-                    db = dk % K_B
+                    db = gdb[g]
                     bv = np.int64(0)
                     ok = True
                     pos = 0
@@ -1286,49 +1473,56 @@ def colour_outcomes(state: np.ndarray, p: int):
                         x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
                         if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
                             ok = False
+                            break
                         if x > 8:
                             pos += x - 8
                         bv |= x << np.int64(4 * d)
-                    if pos > st_lt[c]:
-                        ok = False
-                    fb = lab // (K_B * K_BU) - (dk // (K_B * K_BU) - 64)
-                    if c == YELLOW:
-                        bu = bu_in
-                    else:
-                        bu = (lab // K_B) % K_BU - (dk // K_B) % K_BU
-                    if not ok or bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                    if not ok or pos > st_lt[c]:
                         continue
-                    if set_full(table, cnt):
-                        table, prv = set_room(table, prv, cnt)
-                    cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+                    for jj in range(gstart[g], gstart[g + 1]):
+                        fb = lfb - mfb[jj]
+                        if c == YELLOW:
+                            bu = bu_in
+                        else:
+                            bu = lbu - mbu[jj]
+                        if bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                            continue
+                        if set_full(table, cnt):
+                            table, prv = set_room(table, prv, cnt)
+                        cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
         done = table
         back = prv
         nb = cnt
+        bl, nl = keep_layer(bl, bcnt, nl, c, back, nb)
+    if lo_c == NUM_COLOURS:
+        bcnt[7] = cfix + 1
     # the pending colour's steps joining the two
     found, tuples, nt = new_set()
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
         dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
                                Rfix, dwork)
+        if nb < nd:
+            # fewer labels after than steps: for each (label before, label after) the one step that
+            # joins them (label_plus inverted), looked up among the steps, then checked as below
+            ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW)
+            for j in range(nd):
+                if ok[j]:
+                    t = dl[j] % K_TAG
+                    if set_full(found, nt):
+                        found, tuples = set_room(found, tuples, nt)
+                    nt = set_add(found, tuples, nt, t)
+            continue
         for j in range(nd):
             t = dl[j] % K_TAG
             if set_contains(found, t):
                 continue
             for i in range(nf):
-                if cfix == YELLOW and (fwd[i] // K_B) % K_BU != bu_in:
-                    continue
-                lab = label_plus(fwd[i], dl[j] // K_TAG, n, cfix == YELLOW)
-                if lab < 0:
-                    continue
-                if cfix == YELLOW:
-                    lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
-                if (lab // K_B) % K_BU > m:
-                    continue
-                if set_contains(done, lab):
+                if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, cfix == YELLOW):
                     if set_full(found, nt):
                         found, tuples = set_room(found, tuples, nt)
                     nt = set_add(found, tuples, nt, t)
                     break
-    return tuples, nt
+    return tuples, nt, bl, bcnt
 
 
 @jit
@@ -1374,6 +1568,8 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
     n = state[H_NPLAYERS]
     tc = travel_counts(state, p, n)
     H, scal, stl, cown, bown = pay_context(state, p)
+    bl = np.empty(16, dtype=np.int64)  # the backward label sets, shared by the colours of this call
+    bcnt = new_back_cache()
     while True:
         k = state[PAY_I]
         if fresh or k % n == 0:
@@ -1384,7 +1580,7 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
                 keep_outcomes(state, np.zeros(1, dtype=np.int64), 0)
                 finish_payment(state, p)
                 return
-            tuples, nt = colour_outcomes(state, p)
+            tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, bl, bcnt)
         else:
             tuples, nt = kept_outcomes(state, p)
             if state[PAY_TN] >= 0:  # keep those agreeing with the amount just decided
