@@ -14,7 +14,7 @@ one-colour districts for points, connect motifs for more at the end. Rules as im
 | Manual control     | No                                                                     |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2..4                  |
 | Action shape       | Discrete(170)                                                          |
-| Observation shape  | (279n + 195,) int8: 753 (2p), 1032 (3p), 1311 (4p)                     |
+| Observation shape  | (279n + 315,) int8: 873 (2p), 1152 (3p), 1431 (4p)                     |
 | Observation values | [0, 127] int8; [0, 1] float32 with `obs_encoding="scaled"`              |
 
 ## Options
@@ -27,7 +27,8 @@ for `viewer` and `illegal`).
 A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
 is not deciding). Seat blocks are seat-relative: block `rel` shows seat `(me + rel) mod n`, so the
 observer's own board always comes first and one policy can play every seat. Face-down stacks
-appear by size only, never by order.
+appear by size and known bottom only (the tiles everybody saw go under in a display swap), never
+by order.
 
 Offsets and the range of each block for each player count (generated from
 `calcada_env.layout.OBS`; `GAME.obs_high_vector(params)` gives every entry's maximum). The kernel

@@ -272,16 +272,24 @@ def _obs_layout(n: int) -> Layout:
     lay.add("ROUND_PLACED", 1, "1 if someone placed a tile this round", high=1)
     lay.add("CURRENT", n, "one-hot: seat deciding now, which is also the turn owner (relative)", high=1)
     lay.add("START", n, "one-hot: start seat (relative; a round ends before it)", high=1)
+    lay.add("KNOWN_KINDS", NUM_COLOURS * NUM_KINDS, "``+ 6 c + k``: tiles of kind k among the known bottom of "
+            "colour c's stack (the tiles everybody saw go under it in display swaps)",
+            high=np.tile(KIND_COPIES, NUM_COLOURS),
+            range_doc=f"0..{COPIES_PER_MOTIF} per motif, 0..{BONUS_TILES_PER_COLOUR} bonus-symbol tiles (a "
+            "colour's copies of the kind)")
+    lay.add("KNOWN_NEXT", NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS, "``+ 6 (3 c + j) + k``: 1 if the j-th known "
+            "tile to come out of colour c's stack (j = 0 first: the top of its known bottom, drawn once the "
+            "unknown tiles above it, stack size minus the known count, are gone) is of kind k", high=1)
     return lay
 
 
 OBS = per_count(_obs_layout, range(2, MAX_PLAYERS + 1))
 OBS_BLOCKS = ("SEATS", "NUMBERS", "DISTRICTS", "CAROUSEL", "DISPLAYS", "STACK_SIZES", "SB_ROWS", "MULTIPLIERS",
-              "PHASE", "DECL_NUM", "DECL_COL", "END", "ROUND_PLACED", "CURRENT", "START")
+              "PHASE", "DECL_NUM", "DECL_COL", "END", "ROUND_PLACED", "CURRENT", "START", "KNOWN_KINDS", "KNOWN_NEXT")
 #: OBS_OFF[n, k]: offset of block OBS_BLOCKS[k] for n players
 OBS_OFF = offsets_table(OBS, OBS_BLOCKS)
 (O_SEATS, O_NUMBERS, O_DISTRICTS, O_CAROUSEL, O_DISPLAYS, O_STACK_SIZES, O_SB_ROWS, O_MULTIPLIERS, O_PHASE,
- O_DECL_NUM, O_DECL_COL, O_END, O_ROUND_PLACED, O_CURRENT, O_START) = range(len(OBS_BLOCKS))
+ O_DECL_NUM, O_DECL_COL, O_END, O_ROUND_PLACED, O_CURRENT, O_START, O_KNOWN_KINDS, O_KNOWN_NEXT) = range(len(OBS_BLOCKS))
 
 
 def obs_len(n: int) -> int:

@@ -57,6 +57,8 @@ from calcada_env.layout import (
     O_DISPLAYS,
     O_DISTRICTS,
     O_END,
+    O_KNOWN_KINDS,
+    O_KNOWN_NEXT,
     O_MULTIPLIERS,
     O_NUMBERS,
     O_PHASE,
@@ -589,7 +591,8 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Flat int8 vector laid out as ``layout.OBS``: n seat blocks (observer first, then the others
     in seat order after it), the public blocks, then the current seat and the start seat, relative
-    and one-hot. Stack order is never shown, only stack sizes."""
+    and one-hot. The order of a stack is never shown, only its size and its known bottom (the tiles
+    everybody saw go under it in display swaps: their kinds, and the next three of them in order)."""
     n = state[H_NPLAYERS]
     side = state[SIDE]
     off = OBS_OFF[n]
@@ -626,6 +629,13 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     if not state[H_TERMINAL]:
         out[off[O_CURRENT] + (state[H_CURRENT] - player + n) % n] = 1
     out[off[O_START] + (state[START] - player + n) % n] = 1
+    for c in range(NUM_COLOURS):  # the known bottom of each stack (public: it went under in a swap)
+        base = STACK + TILES_PER_COLOUR * c
+        known = state[STACK_KNOWN + c]
+        for i in range(known):
+            out[off[O_KNOWN_KINDS] + NUM_KINDS * c + state[base + i]] += 1
+        for j in range(min(known, DISPLAY_SIZE)):
+            out[off[O_KNOWN_NEXT] + NUM_KINDS * (DISPLAY_SIZE * c + j) + state[base + known - 1 - j]] = 1
 
 
 @jit

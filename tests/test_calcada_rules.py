@@ -261,6 +261,24 @@ def test_swap_puts_the_display_under_its_stack_and_reveals_3_new():
         assert "stack_top_first" not in env.to_dict(viewer)["colours"]["red"]
 
 
+def test_the_known_bottom_of_a_stack_is_in_every_seats_observation():
+    env = at([TWO_HOLES, EMPTY], carousel=STAIRS, bonus={0: 1}, declared=("red", 4),
+             displays={"red": "rt rk ."})
+    lay, red = L.OBS[2], L.COLOURS.index("red")
+    kinds = slice(lay.offset("KNOWN_KINDS") + 6 * red, lay.offset("KNOWN_KINDS") + 6 * red + 6)
+    nxt = lay.offset("KNOWN_NEXT") + 18 * red
+    before = env.observe("player_1")["observation"]
+    assert not before[kinds].any() and not before[nxt : nxt + 18].any()
+    play(env, "swap display red")  # the tram went under first (the bottom), then the kiosk on it
+    tram, kiosk = L.KIND_NAMES.index("tram"), L.KIND_NAMES.index("kiosk")
+    for agent in env.possible_agents:
+        obs = env.observe(agent)["observation"]
+        assert obs[kinds].tolist() == [1 if k in (tram, kiosk) else 0 for k in range(6)]
+        # the kiosk comes out first once the unknown tiles above it are gone, then the tram, then none
+        assert np.flatnonzero(obs[nxt : nxt + 18]).tolist() == [kiosk, 6 + tram]
+        assert obs[lay.offset("STACK_SIZES") + red] == env.to_dict(agent)["colours"]["red"]["stack_size"]
+
+
 def test_swap_needs_a_non_empty_stack():
     reds = """
     rt rt rt rt rp
