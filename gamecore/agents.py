@@ -23,8 +23,11 @@ Agents, by spec string (:func:`make_agent`)::
     mcts:200,horizon=40,scale=20    rollouts cut after 40 random decisions, valued tanh(margin / 20)
                             (0: to the end; default: the game's, 0 but in Cultivo: 8 and 20)
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
+    ppo:runs/x.zip,sims=200,c=1.25  the model guiding a PUCT search (gamecore.puct) of 200 simulations per
+                            decision: its policy's logits are the priors, its value head the leaf values
     baseline                the game's shipped baseline model (a ppo model in the game package,
                             ``<package>/baseline/maskppo.zip``; :func:`shipped_baseline`)
+    baseline:sims=200       the shipped model guiding a PUCT search, as ``ppo:...,sims=200``
     az:runs/x-az.pt         a network saved by examples/alphazero.py guiding a PUCT search (gamecore.puct);
     az:runs/x-az.pt,sims=64,c=1.5   options: simulations per decision (default: the training's), c_puct
 
@@ -261,10 +264,28 @@ class PPOAgent(Agent):
     A model trained on scaled observations (``obs_encoding="scaled"``: its saved observation space is
     a float32 ``Box(0, 1)``) is fed them scaled: int8 observations (the arena's, the AEC env's
     default) are divided by the game's per-entry maxima first (:mod:`gamecore.encoding`); float
-    observations are taken as already scaled (an opponent inside a scaled env)."""
+    observations are taken as already scaled (an opponent inside a scaled env).
 
-    def __init__(self, game, path: str | Path, seed=None, deterministic: bool = True) -> None:
+    ``sims``: instead of playing the policy, guide a batched PUCT search (:mod:`gamecore.puct`, as
+    the ``az`` agent does) of ``sims`` simulations per decision with the model: the policy's logits
+    are the priors, the value head's estimate (clipped to [-1, 1]) the leaf decider's expected
+    rank reward, which is what the value head of a model trained by ``examples/train.py`` (rank
+    reward, no discounting, the learner the decider) estimates; ``c`` is the PUCT constant. The
+    search redeals what the searching seat cannot see, plays the most visited decision and needs
+    the game states (``needs_state``)."""
+
+    def __init__(self, game, path: str | Path, seed=None, deterministic: bool = True, sims: int | None = None,
+                 c: float | None = None) -> None:
         super().__init__(game, seed)
+        from gamecore import puct
+
+        if sims is not None:
+            sims = M.check_int("ppo: sims", sims)
+        if c is not None and sims is None:
+            raise ValueError("ppo: c is the PUCT constant of a search: give sims too (ppo:<path>,sims=200,c=1.25)")
+        self.sims = sims
+        self.c = puct.check_real("ppo: c", c if c is not None else puct.DEFAULT_C_PUCT, strict=True)
+        self.needs_state = sims is not None
         path = Path(path)
         if not path.is_file() and path.with_name(path.name + ".zip").is_file():
             path = path.with_name(path.name + ".zip")
@@ -277,7 +298,7 @@ class PPOAgent(Agent):
             self.model.set_random_seed(seed)
         self.path = path
         self.deterministic = deterministic
-        self.spec = f"ppo:{path}"
+        self.spec = f"ppo:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None)}, lead=",")
         space = self.model.observation_space
         #: whether the model was trained on scaled (float32, [0, 1]) observations
         self.scaled = np.dtype(space.dtype).kind == "f" and float(np.max(space.high)) <= 1.0
@@ -299,7 +320,40 @@ class PPOAgent(Agent):
                                  f"{self.game.name}")
         return self._encoder(obs.reshape(len(obs), -1)).reshape(obs.shape)
 
+    def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The :data:`gamecore.puct.Evaluator` of the model: (logits, values) of the leaves' int8
+        observations ``(k, obs_len)``, one forward pass of the policy network without gradients."""
+        import torch
+
+        pol = self.model.policy
+        x = np.asarray(obs).reshape(len(obs), *self.model.observation_space.shape)
+        if self.scaled:
+            x = self._scale(x)
+        with torch.no_grad():
+            features = pol.extract_features(torch.as_tensor(x, dtype=torch.float32))
+            if pol.share_features_extractor:
+                latent_pi, latent_vf = pol.mlp_extractor(features)
+            else:
+                latent_pi = pol.mlp_extractor.forward_actor(features[0])
+                latent_vf = pol.mlp_extractor.forward_critic(features[1])
+            logits = pol.action_net(latent_pi).numpy()
+            values = pol.value_net(latent_vf).squeeze(-1).numpy()
+        return logits, np.clip(values, -1.0, 1.0)
+
     def act(self, obs, masks, states=None, seats=None):
+        if self.sims is not None:
+            from gamecore import puct
+
+            masks, states, seats = self._check(masks, states, seats)
+            if masks.shape[1] != self.model.action_space.n:
+                raise ValueError(f"{self.spec} was trained with {self.model.action_space.n} actions, got masks of "
+                                 f"{masks.shape[1]}")
+            want = self.model.observation_space.shape
+            if len(states) and tuple(self.game.obs_shape(self.game.params_of_state(states[0]))) != tuple(want):
+                raise ValueError(f"{self.spec} was trained on observations of shape {want}, not those of "
+                                 f"{int(states[0, H_NPLAYERS])}-player games")
+            return puct.puct_search(self.game, states, self.evaluate, self.sims, self._seeds(len(states)),
+                                    c_puct=self.c, seats=seats).actions
         obs = np.asarray(obs)
         want = self.model.observation_space.shape
         if obs.dtype.kind not in "iu" and not (self.scaled and obs.dtype.kind == "f"):
@@ -388,8 +442,8 @@ AGENT_KINDS = {
     "random": {},
     "greedy": {"depth": _count, "samples": _count, "cap": _count},
     "mcts": {"c": _real, "widen": _real, "horizon": _count, "scale": _real},
-    "ppo": {},
-    "baseline": {},
+    "ppo": {"sims": _count, "c": _real},
+    "baseline": {"sims": _count, "c": _real},
     "az": {"sims": _count, "c": _real},
 }
 
@@ -416,16 +470,15 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
     if kind not in AGENT_KINDS:
         raise ValueError(f"unknown agent {short_repr(kind)} in {short_repr(spec)}; agents: {', '.join(AGENT_KINDS)} "
                          "(e.g. random, greedy, mcts:200, ppo:runs/callisto_maskppo.zip)")
-    if kind == "ppo":
-        if not rest:
-            raise ValueError("ppo needs the path of a saved model: ppo:runs/<game>_maskppo.zip")
-        return kind, rest, {}
-    if kind == "az":  # the checkpoint's path first, then options
+    if kind in ("ppo", "az"):  # the model's path first, then options
         path, _, rest = rest.partition(",")
         if not path.strip():
+            if kind == "ppo":
+                raise ValueError("ppo needs the path of a saved model: ppo:runs/<game>_maskppo.zip (options: "
+                                 ",sims=200,c=1.25)")
             raise ValueError("az needs the path of a checkpoint: az:runs/<game>-az.pt (options: ,sims=64,c=1.25)")
         if any("=" not in p for p in rest.split(",") if p.strip()):
-            raise ValueError(f"{short_repr(spec)}: az takes the checkpoint's path, then key=value options")
+            raise ValueError(f"{short_repr(spec)}: {kind} takes the model's path, then key=value options")
         positional = path.strip()
     else:
         positional = None
@@ -479,12 +532,13 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
             have = [g for g in sorted(GAMES) if shipped_baseline(g) is not None]
             raise ValueError(f"baseline: no baseline model is shipped for {get_game(game).name} yet (shipped for: "
                              f"{', '.join(have) or 'none'}); train one with examples/train.py and use ppo:<path>")
-        agent = PPOAgent(game, path, seed)
-        agent.spec = "baseline"
+        agent = PPOAgent(game, path, seed, sims=options.get("sims"), c=options.get("c"))
+        agent.spec = "baseline" + _options_suffix({"sims": (options.get("sims"), None),
+                                                   "c": (options.get("c"), None)})
         return agent
     if kind == "az":
         return AZAgent(game, positional, seed, sims=options.get("sims"), c=options.get("c"))
-    return PPOAgent(game, positional, seed)
+    return PPOAgent(game, positional, seed, sims=options.get("sims"), c=options.get("c"))
 
 
 def aec_action(agent: Agent, env: Any) -> int | None:

@@ -204,6 +204,9 @@ def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
                    help="MCTS budgets (simulations per decision); none with a bare --mcts")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--models", type=Path, default=Path("runs"), help="where <game>_maskppo.zip models are")
+    t.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
+                   help="more agents for every table, e.g. baseline:sims=200 (a baseline spec is left out of a "
+                        "game that ships no baseline)")
     t.add_argument("--only", nargs="+", choices=games, default=None, help="these games only")
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--readme", type=Path, default=None, help="rewrite this file's arena section")
@@ -388,7 +391,7 @@ END = "<!-- arena tables: end -->"
 
 def cmd_tables(args: argparse.Namespace) -> str:
     from gamecore import arena
-    from gamecore.agents import shipped_baseline
+    from gamecore.agents import parse_spec, shipped_baseline
 
     _count(args.games, "--games", 1, MAX_GAMES)
     for budget in args.mcts:
@@ -399,6 +402,11 @@ def cmd_tables(args: argparse.Namespace) -> str:
             _fail(flag, f"{', '.join(twice)} given twice")
     _seed(args.seed)
     _count(args.threads, "--threads", 0)
+    for extra in args.extra:
+        try:
+            parse_spec(extra)
+        except ValueError as exc:
+            _fail("--extra", _one_line(exc))
     if args.readme:
         _input(args.readme, "--readme")
     if args.json_dir:
@@ -419,6 +427,7 @@ def cmd_tables(args: argparse.Namespace) -> str:
         baseline = shipped_baseline(spec.name) is not None
         if baseline and importlib.util.find_spec("sb3_contrib") is not None:  # a ppo model: the train extra
             agents.append("baseline")
+        agents += [a for a in args.extra if baseline or parse_spec(a)[0] != "baseline"]
         run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
         summary = arena.summarize(run)
         table = arena.format_table(summary)
@@ -431,7 +440,8 @@ def cmd_tables(args: argparse.Namespace) -> str:
         if args.json_dir:
             arena.write_json(summary, run, args.json_dir / f"arena_{spec.name}.json")
     mcts = " ".join(["--mcts", *map(str, args.mcts)])
-    command = (f"python -m gamecore tables --games {args.games} {mcts} --seed {args.seed}"
+    extra = f" --extra {' '.join(args.extra)}" if args.extra else ""
+    command = (f"python -m gamecore tables --games {args.games} {mcts} --seed {args.seed}{extra}"
                + (f" --only {' '.join(args.only)}" if args.only else "") + (f" --readme {args.readme}"
                                                                               if args.readme else ""))
     text = f"{BEGIN}\nProduced by `{command}`.\n\n" + "\n\n".join(blocks) + f"\n{END}"

@@ -323,6 +323,75 @@ def test_the_az_agent_plays_legal_decisions_on_both_paths_and_in_the_arena(tmp_p
         agent.act(o, m, other.states, other.current_players)
 
 
+# ---- a ppo model guiding the search (ppo:<path>,sims=N; baseline:sims=N) -----------------------------------
+def _ppo_model(tmp_path, game: str = "calcada", players: int = 2):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from gamecore.sb3 import SelfPlayVecEnv
+
+    venv = SelfPlayVecEnv(game, num_envs=2, seed=0, num_players=players)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu")
+    path = tmp_path / f"{game}_maskppo.zip"
+    model.save(path)
+    return path
+
+
+def test_ppo_and_baseline_search_specs_parse():
+    assert parse_spec("ppo:runs/x.zip") == ("ppo", "runs/x.zip", {})
+    assert parse_spec("ppo:runs/x.zip,sims=64,c=1.5") == ("ppo", "runs/x.zip", {"sims": 64, "c": 1.5})
+    assert parse_spec("baseline:sims=200") == ("baseline", None, {"sims": 200})
+    for bad, why in (("ppo", "path of a saved model"), ("ppo:,sims=3", "path of a saved model"),
+                     ("ppo:x.zip,64", "key=value"), ("ppo:x.zip,widen=1", "unknown option"),
+                     ("baseline:sims=2.5", "whole number"), ("baseline:depth=2", "unknown option")):
+        with pytest.raises(ValueError, match=why):
+            parse_spec(bad)
+
+
+def test_a_ppo_model_guiding_the_search_gives_its_own_policy_as_the_root_priors(tmp_path):
+    path = _ppo_model(tmp_path)
+    plain = make_agent(f"ppo:{path}", "calcada", seed=0)
+    agent = make_agent(f"ppo:{path},sims=6,c=1.5", "calcada", seed=1)
+    assert agent.needs_state and not plain.needs_state and agent.sims == 6 and agent.c == 1.5
+    assert agent.spec == f"ppo:{path},sims=6,c=1.5"
+    games = BatchedGames("calcada", 3, seed=5, num_players=2)
+    obs, masks = games.reset()
+    # the evaluator is the policy SB3 plays: its masked softmax is the model's action distribution
+    import torch
+
+    with torch.no_grad():
+        dist = plain.model.policy.get_distribution(torch.as_tensor(obs, dtype=torch.float32),
+                                                   action_masks=masks.astype(bool))
+        want = dist.distribution.probs.numpy()
+    logits, values = agent.evaluate(obs.reshape(3, -1), masks)
+    assert np.allclose(masked_softmax(logits, masks), want, atol=1e-5)
+    assert values.shape == (3,) and np.all(np.abs(values) <= 1.0)
+    res = puct_search("calcada", games.states, agent.evaluate, 6, np.arange(3))
+    assert np.allclose(res.priors, want, atol=1e-5)  # the network's priors reach the root
+    for _ in range(3):
+        actions = agent.act(obs, masks, games.states, games.current_players)
+        assert masks[np.arange(3), actions].all()
+        obs, _, _, masks = games.step(actions)
+    with pytest.raises(ValueError, match="pass states"):
+        agent.act(obs, masks)
+    with pytest.raises(ValueError, match="give sims too"):
+        make_agent(f"ppo:{path},c=1.5", "calcada")
+    other = BatchedGames("calcada", 1, seed=0, num_players=3)
+    o, m = other.reset()
+    with pytest.raises(ValueError, match="3-player games"):
+        agent.act(o, m, other.states, other.current_players)
+
+
+def test_the_shipped_baseline_guides_a_search_in_the_arena():
+    pytest.importorskip("sb3_contrib")
+    from gamecore.agents import shipped_baseline
+    from gamecore.arena import play
+
+    game = next(g for g in ("callisto", "calimala") if shipped_baseline(g) is not None)
+    agent = make_agent("baseline:sims=4", game, seed=0)
+    assert agent.spec == "baseline:sims=4" and agent.needs_state
+    run = play(game, ["baseline:sims=3", "random"], games=2, seed=0)
+    assert run.agents[0] == "baseline:sims=3" and len(run.results) >= 2
+
+
 # ---- examples/alphazero.py -----------------------------------------------------------------------------------
 def test_alphazero_args_defaults_and_errors():
     az = load_script("alphazero")

@@ -106,6 +106,20 @@ def test_tables_for_some_games_keep_the_other_games_tables(tmp_path):
     assert text.count("(`python -m gamecore tables --games 2 --mcts 4 --seed 0 --only callisto") == 1
 
 
+def test_tables_take_extra_agents_and_leave_a_baseline_spec_out_of_a_game_without_one(tmp_path):
+    from gamecore.agents import shipped_baseline
+    from gamecore.cli import BEGIN, END
+
+    game = next(g for g in ("calcada", "cultivo", "calimala", "callisto") if shipped_baseline(g) is None)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{BEGIN}\n{END}\n")
+    main(["tables", "--games", "2", "--mcts", "--only", game, "--models", str(tmp_path), "--threads", "1",
+          "--extra", "mcts:3", "baseline:sims=2", "--readme", str(readme)])
+    text = readme.read_text()
+    assert "| `mcts:3` |" in text and "baseline" not in text.split("(`python")[0]
+    assert f"(`python -m gamecore tables --games 2 --mcts --seed 0 --extra mcts:3 baseline:sims=2 --only {game}" in text
+
+
 def test_arena_progress_is_a_few_plain_lines_when_stderr_is_not_a_terminal(capsys):
     main(["arena", "calcada", "--agents", "random", "greedy", "--games", "20", "--parallel", "4", "--threads", "1"])
     err = capsys.readouterr().err
