@@ -601,4 +601,5 @@ def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarra
 
 
 __all__ = ["build", "check_search", "check_horizon", "greedy_actions", "mcts_actions", "greedy_bytes", "mcts_bytes",
-           "SearchMemoryError", "WIN_WEIGHT", "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL"]
+           "SearchMemoryError", "WIN_WEIGHT",
+           "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL"]
