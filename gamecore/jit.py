@@ -7,9 +7,10 @@ kernels stay serial so one game can be stepped cheaply from Python.
 Cache correctness
 -----------------
 numba decides whether a cached kernel is stale from the kernel's *own* source file, so a batched
-kernel keeps running old rules after ``rules.py`` changes. Project kernels are therefore stamped
+kernel keeps running old rules after a rules module changes. Project kernels are therefore stamped
 with a digest of the **kernel sources** they may inline (:func:`kernel_sources`): a game's kernels
-with gamecore's kernel modules plus that game's ``rules*.py`` / ``layout*.py`` / ``kernels*.py``;
+with gamecore's kernel modules plus that game's ``rules*.py`` / ``layout*.py`` / ``kernels*.py``
+and the modules of its ``rules/`` package (Cultivo's and Calimala's rules are one module per rule area);
 gamecore's kernels (the batched factory serves every game) with the kernel sources of all games.
 The digest is taken over each module's syntax tree with docstrings removed (comments never reach
 the tree), and cache files are named by the function's own normalised source instead of its line
@@ -76,7 +77,7 @@ GAMECORE_KERNEL_MODULES = (
     "puct.py",
 )
 #: a game package's modules that hold kernels or constants kernels read
-GAME_KERNEL_PATTERNS = ("rules*.py", "layout*.py", "kernels*.py")
+GAME_KERNEL_PATTERNS = ("rules*.py", "rules/*.py", "layout*.py", "kernels*.py")
 
 CACHE_STAMPED = False  # set once the stamped locators are installed
 
@@ -129,7 +130,7 @@ def _project_package(py_file: str) -> str | None:
         rel = Path(py_file).resolve().relative_to(_ROOT)
     except (ValueError, OSError):
         return None
-    if len(rel.parts) == 2 and rel.parts[0] in PROJECT_PACKAGES:
+    if len(rel.parts) >= 2 and rel.parts[0] in PROJECT_PACKAGES:  # a package's modules and its subpackages' modules
         return rel.parts[0]
     return None
 

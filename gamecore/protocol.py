@@ -2,9 +2,10 @@
 
 A game is two objects:
 
-* a **kernel module** (``<game>_env/rules.py``) of numba functions on plain arrays, with no
-  gymnasium / pettingzoo imports; the AEC env, the batched path and the benchmarks all call the same
-  functions, so the rules exist exactly once;
+* a **kernel module** (``<game>_env.rules``: ``rules.py``, or for Cultivo and Calimala a
+  ``rules/`` package of one module per rule area that re-exports every name) of numba functions on
+  plain arrays, with no gymnasium / pettingzoo imports; the AEC env, the batched path and the
+  benchmarks all call the same functions, so the rules exist exactly once;
 * a :class:`GameSpec` subclass (``<game>_env/game.py``): the Python-side facts about the game
   (options, sizes, action strings, rendering, JSON view) used by the wrappers.
 

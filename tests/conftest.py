@@ -157,13 +157,18 @@ def _cache_files() -> list[Path]:
 
     if os.environ.get("NUMBA_CACHE_DIR"):
         return list(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("*.nbi"))
-    return [f for pkg in PROJECT_PACKAGES for f in (ROOT / pkg / "__pycache__").glob("*.nbi")]
+    return [f for pkg in PROJECT_PACKAGES for f in (ROOT / pkg).glob("**/__pycache__/*.nbi")]
 
 
 def _kernel_name(index: Path) -> str:
-    """``calimala_env.rules.recount_board`` from the path of its cache index file."""
+    """``calimala_env.rules.helpers.recount_board`` from the path of its cache index file (under
+``NUMBA_CACHE_DIR``, whose folders name only the source's directory: ``rules.helpers.recount_board``)."""
     folder = index.parent
-    package = folder.parent.name if folder.name == "__pycache__" else re.sub(r"_[0-9a-f]{40}$", "", folder.name)
+    if folder.name == "__pycache__":
+        src = folder.parent
+        package = ".".join(src.relative_to(ROOT).parts) if src.is_relative_to(ROOT) else src.name
+    else:
+        package = re.sub(r"_[0-9a-f]{40}$", "", folder.name)
     return f"{package}.{index.name.rsplit('-', 1)[0]}"
 
 

@@ -70,11 +70,25 @@ def test_every_module_with_kernels_is_a_kernel_source():
     """Cache stamps cover exactly the kernel sources: a jitted function anywhere else would escape
     them, so its edits could leave stale machine code behind."""
     sources = set(gjit.kernel_sources())
+    assert {ROOT / "cultivo_env" / "rules" / "travel.py", ROOT / "calimala_env" / "rules" / "mat.py"} <= sources
     for pkg in ("gamecore", *GAMES.values()):
-        for path in sorted((ROOT / pkg).glob("*.py")):
+        for path in sorted((ROOT / pkg).rglob("*.py")):  # subpackages too (Cultivo's and Calimala's rules/)
             text = path.read_text()
             if "@jit" in text or "@pjit" in text or "njit(" in text:
                 assert path in sources or path.name == "jit.py", f"{path.relative_to(ROOT)} holds kernels"
+
+
+def test_kernels_of_a_rules_package_are_stamped_too():
+    """Cultivo's and Calimala's rules are packages (``<game>_env/rules/*.py``): their kernels get the
+    stamped locators, and the digest of their game covers every module of the package."""
+    from calimala_env.rules import helpers
+    from cultivo_env.rules import travel
+
+    for module, kernel in ((travel, travel.travel_search), (helpers, helpers.recount_board)):
+        path = Path(module.__file__)
+        assert gjit._project_package(str(path)) == module.__name__.partition(".")[0]
+        assert type(kernel._cache._impl.locator).__name__.startswith("Stamped")
+        assert set(path.parent.glob("*.py")) <= set(gjit.kernel_sources(module.__name__.partition(".")[0]))
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

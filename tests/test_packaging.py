@@ -69,6 +69,9 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for package in ["gamecore", *GAMES.values()]:
         assert f"{package}/py.typed" in names
+        # every module, those of subpackages too (Cultivo's and Calimala's rules/ packages)
+        modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py")}
+        assert modules <= names, sorted(modules - names)
         if (ROOT / package / "baseline" / "maskppo.zip").is_file():  # the shipped baseline, and what it is
             assert {f"{package}/baseline/maskppo.zip", f"{package}/baseline/README.md"} <= names
     assert "callisto_env/baseline/maskppo.zip" in names

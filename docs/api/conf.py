@@ -9,8 +9,9 @@ tables generated at import time by :mod:`gamecore.layout`), except the env modul
 PettingZoo-style Markdown the local ``markdown_docstrings`` extension converts. No docstring uses
 Google or NumPy sections, so napoleon is not needed. Importing the modules compiles no kernel
 (numba compiles on the first call; autodoc reads a kernel's signature and docstring from the
-Python function numba wraps, and never calls it). The game kernel modules (``<game>_env/rules.py``)
-are not documented one by one: :mod:`gamecore.protocol` documents the interface they implement.
+Python function numba wraps, and never calls it). The game kernel modules (``<game>_env.rules``,
+a module or a package) are not documented one by one: :mod:`gamecore.protocol` documents the
+interface they implement.
 """
 
 from __future__ import annotations

@@ -1,0 +1,727 @@
+"""Cultivo rules: the obligations of a travel and its payment, decided as its outcome
+(:func:`colour_outcomes`, :func:`amount_values`). Part of :mod:`cultivo_env.rules`; the rules as
+implemented: ``docs/rules/cultivo.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cultivo_env.layout import (
+    AGG,
+    FIELD_COLOUR,
+    MAX_OBL,
+    MAX_PAY_OUTCOMES,
+    MAX_PLAYERS,
+    NUM_COLOURS,
+    OBL_CANAL_KIND,
+    OBL_COLOUR,
+    OBL_FIELD_KIND,
+    OBL_KIND,
+    OBL_N,
+    OBL_OCC,
+    OBL_WHERE,
+    PATH,
+    PATH_N,
+    PAY_I,
+    PAY_T,
+    PAY_TN,
+    SUPPLY,
+    WORKER,
+    YELLOW,
+)
+from cultivo_env.rules.accessors import copy_range, grow, pay_context, place_of
+from cultivo_env.rules.travel import travel_wheat
+from gamecore.header import H_NPLAYERS
+from gamecore.jit import jit
+
+
+# ---- the obligations of a travel and how they are paid ---------------------------------------
+@jit
+def build_obligations(state: np.ndarray, p: int) -> None:
+    """List the passed fields and crossed canals of the finished path, in path order."""
+    npath = state[PATH_N]
+    k = 0
+    for i in range(npath - 1):
+        a = state[PATH + i]
+        b = state[PATH + i + 1]
+        if place_of(a) != place_of(b):
+            state[OBL_KIND + k] = OBL_CANAL_KIND
+            state[OBL_WHERE + k] = i
+            state[OBL_COLOUR + k] = YELLOW
+            state[OBL_OCC + k] = 0
+            k += 1
+        if i + 1 < npath - 1:
+            o = state[WORKER + b]
+            state[OBL_KIND + k] = OBL_FIELD_KIND
+            state[OBL_WHERE + k] = b
+            state[OBL_COLOUR + k] = state[FIELD_COLOUR + b]
+            state[OBL_OCC + k] = o if (o != 0 and o != p + 1) else 0
+            k += 1
+    for j in range(k, MAX_OBL):
+        state[OBL_KIND + j] = 0
+        state[OBL_WHERE + j] = 0
+        state[OBL_COLOUR + j] = 0
+        state[OBL_OCC + j] = 0
+    state[OBL_N] = k
+
+
+# ---- a travel's payment, decided as its outcome ------------------------------------------------
+#: ``travel_counts`` layout: passed fields without another player's worker by colour, then
+#: ``TC_Q + MAX_PLAYERS * colour + rr`` those with the worker of the seat rr places after the payer,
+#: then the canals and the placement wheat
+TC_Q = NUM_COLOURS
+TC_M = TC_Q + MAX_PLAYERS * NUM_COLOURS
+TC_W = TC_M + 1
+TC_LEN = TC_W + 1
+
+
+@jit
+def travel_counts(state: np.ndarray, p: int, n: int) -> np.ndarray:
+    """The obligations of the travel being paid, counted (layout ``TC_*``)."""
+    tc = np.zeros(TC_LEN, dtype=np.int64)
+    for j in range(state[OBL_N]):
+        if state[OBL_KIND + j] == OBL_CANAL_KIND:
+            tc[TC_M] += 1
+        else:
+            c = state[OBL_COLOUR + j]
+            o = state[OBL_OCC + j]
+            if o == 0:
+                tc[c] += 1
+            else:
+                tc[TC_Q + MAX_PLAYERS * c + (o - 1 - p + n) % n] += 1
+    tc[TC_W] = travel_wheat(state, p)
+    return tc
+
+
+@jit
+def amount_trivial(tc: np.ndarray, stl: np.ndarray, cown: np.ndarray, bown: np.ndarray, p: int, n: int,
+                   k: int) -> bool:
+    """Amount ``k`` (``n * colour + j``) is 0 in every way of paying: nothing of the colour can be
+    paid (j = 0), or the seat can receive none of it (j >= 1)."""
+    c = k // n
+    j = k % n
+    if stl[c]:
+        return False
+    G = 0
+    for cc in range(NUM_COLOURS):
+        G += tc[cc]
+        for rr in range(1, n):
+            G += tc[TC_Q + MAX_PLAYERS * cc + rr]
+    m = tc[TC_M]
+    if j == 0:
+        if tc[c] > 0 or (cown[c] >= 0 and G > 0) or (bown[c] >= 0 and m > 0):
+            return False
+        for rr in range(1, n):
+            if tc[TC_Q + MAX_PLAYERS * c + rr] > 0:
+                return False
+        return not (c == YELLOW and (m > 0 or tc[TC_W] > 0))
+    q = (p + j) % n
+    if tc[TC_Q + MAX_PLAYERS * c + j] > 0 or (cown[c] == q and G > 0) or (bown[c] == q and m > 0):
+        return False
+    return True
+
+
+@jit
+def set_hash(key: np.int64, size: int) -> np.int64:
+    """The home slot of ``key`` in a set table of ``size`` (a power of 2): every bit of the key
+    mixed in (the splitmix64 finaliser). The keys of :func:`colour_outcomes` differ in their high
+    bits only (a step's key is a multiple of ``K_TAG``), so the low bits of a product alone put
+    them all in one cluster."""
+    z = np.uint64(key)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z & np.uint64(size - 1))
+
+
+@jit
+def set_room(table: np.ndarray, items: np.ndarray, count: int):
+    """The open-addressing set ``table`` (whose ``count`` keys are listed in ``items``) regrown so
+    that one more key fits (:func:`set_add`): the table doubled and rehashed, ``items`` at least
+    half its size. Called by the inserting loop only when ``set_full`` (rarely); returns both."""
+    size = 2 * table.shape[0]
+    while 2 * (count + 1) > size:
+        size *= 2
+    table = np.full(size, -1, dtype=np.int64)
+    for i in range(count):
+        h = set_hash(items[i], size)
+        while table[h] >= 0:
+            h = (h + 1) & (size - 1)
+        table[h] = items[i]
+    items = grow(items, size // 2)
+    return table, items
+
+
+@jit
+def set_full(table: np.ndarray, count: int) -> bool:
+    """One more key may not fit: :func:`set_room` first."""
+    return 2 * (count + 1) > table.shape[0]
+
+
+@jit
+def set_add(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> int:
+    """Insert ``key`` into the set (in place; there must be room: not :func:`set_full`); returns
+    the new count. A helper that returns a scalar and no arrays costs numba nothing per call."""
+    size = table.shape[0]
+    h = set_hash(key, size)
+    while table[h] >= 0:
+        if table[h] == key:
+            return count
+        h = (h + 1) & (size - 1)
+    table[h] = key
+    items[count] = key
+    return count + 1
+
+
+@jit
+def new_set():
+    """An empty open-addressing set of int64 keys: (table, the keys in insertion order, count)."""
+    return np.full(16, -1, dtype=np.int64), np.empty(16, dtype=np.int64), 0
+
+
+@jit
+def set_contains(table: np.ndarray, key: np.int64) -> bool:
+    size = table.shape[0]
+    h = set_hash(key, size)
+    while table[h] >= 0:
+        if table[h] == key:
+            return True
+        h = (h + 1) & (size - 1)
+    return False
+
+
+#: keys of :func:`colour_outcomes`. A label: free cart balance + 64 (7 bits), barges used (6 bits),
+#: each receiver's stall balance + 8 (4 bits each, the supply first). A colour's step is a delta
+#: packed the same way (its barge uses; for yellow, the barges used before it), times ``K_TAG``,
+#: plus, for the pending colour, the amounts it gives: the payer's total, then each receipt by rr,
+#: 8 bits each (0 for the other colours)
+K_TAG = np.int64(1) << np.int64(32)
+K_B = 65536
+K_BU = 64
+K_B0 = 0x8888  # every stall balance 0
+
+
+@jit
+def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
+                  cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
+    """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
+    carted, how often the cart and the barge of c are used, the scales, whether the stall of c
+    replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
+    Keeps those giving the amounts decided for c (all when c < cfix, those before the pending one
+    when c == cfix). For yellow (the last colour: it pays the canals left with wheat) ``bu_in`` is
+    the barges used before it. ``work``: 4 * MAX_PLAYERS int64 of scratch. Returns (keys, how
+    many)."""
+    m = tc[TC_M]
+    w = tc[TC_W]
+    ne = tc[c]
+    cap = H[c] + 1 + nst  # no more than this of c is ever paid in a way (scales, stalls)
+    umax = min(G, cap) if cown[c] >= 0 else 0
+    left = m - bu_in if c == YELLOW else m
+    vmax = min(left, cap) if bown[c] >= 0 else 0
+    rel_c = (cown[c] - p + n) % n  # receiver of the cart's / barge's good (0: the payer's own: supply)
+    rel_b = (bown[c] - p + n) % n
+    for i in range(4 * MAX_PLAYERS):
+        work[i] = 0
+    R = work[0:MAX_PLAYERS]
+    X = work[MAX_PLAYERS: 2 * MAX_PLAYERS]
+    XM = work[2 * MAX_PLAYERS: 3 * MAX_PLAYERS]
+    tq = work[3 * MAX_PLAYERS: 4 * MAX_PLAYERS]
+    table, items, count = new_set()
+    for te in range(ne + 1):
+        while True:  # every split of the fields with other players' workers into carted / not
+            carted = te
+            for rr in range(1, n):
+                carted += tq[rr]
+            for u in range(umax + 1):
+                for v in range(vmax + 1):
+                    S = 2 * (ne - te)
+                    R[0] = 0
+                    for rr in range(1, n):
+                        R[rr] = tc[TC_Q + MAX_PLAYERS * c + rr] - tq[rr]
+                        S += R[rr]
+                    if u > 0:
+                        if rel_c == 0:
+                            S += u
+                        else:
+                            R[rel_c] += u
+                    if v > 0:
+                        if rel_b == 0:
+                            S += v
+                        else:
+                            R[rel_b] += v
+                    if c == YELLOW:
+                        S += 2 * (left - v) + w
+                    if scal[c] and S > 1:
+                        S -= 1
+                    R[0] = S
+                    tot = 0
+                    for d in range(n):
+                        tot += R[d]
+                    if tot > cap:
+                        continue
+                    for d in range(n):
+                        XM[d] = min(R[d], nst)
+                        X[d] = 0
+                    for a in range(-1, n if stl[c] else 0):
+                        while True:  # how many goods of c the stalls replace at each receiver
+                            xs = 0
+                            for d in range(n):
+                                xs += X[d]
+                            D = tot - xs + (1 if a >= 0 else 0)
+                            # the stall of c replacing a good of c at its own receiver changes nothing
+                            ok = xs <= nst and D <= H[c] and not (a >= 0 and X[a] > 0)
+                            if ok and (c < cfix or (c == cfix and sub > 0)) and D != Dfix[c]:
+                                ok = False
+                            if ok:
+                                for rr in range(1, n):
+                                    if (c < cfix or (c == cfix and rr < sub)) and \
+                                            R[rr] - X[rr] + (1 if a == rr else 0) != Rfix[MAX_PLAYERS * c + rr]:
+                                        ok = False
+                            if ok:
+                                dbv = np.int64(0)
+                                for d in range(MAX_PLAYERS):
+                                    db = 0
+                                    if d < n:
+                                        db = (1 if a == d else 0) - X[d]
+                                    dbv |= np.int64(db + 8) << np.int64(4 * d)
+                                tag = np.int64(0)
+                                if c == cfix:
+                                    tag = np.int64(D)
+                                    for rr in range(1, n):
+                                        tag |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << np.int64(8 * rr)
+                                bu_field = bu_in if c == YELLOW else v
+                                key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
+                                if set_full(table, count):
+                                    table, items = set_room(table, items, count)
+                                count = set_add(table, items, count, key)
+                            d = 0
+                            while d < n:
+                                if X[d] < XM[d]:
+                                    X[d] += 1
+                                    break
+                                X[d] = 0
+                                d += 1
+                            if d == n:
+                                break
+            rr = 1
+            while rr < n:
+                if tq[rr] < tc[TC_Q + MAX_PLAYERS * c + rr]:
+                    tq[rr] += 1
+                    break
+                tq[rr] = 0
+                rr += 1
+            if rr >= n:
+                break
+    return items, count
+
+
+@jit
+def label_plus(lab: np.int64, dk: np.int64, n: int, yellow: bool) -> np.int64:
+    """The label after a colour's step ``dk`` (a delta key without its tag); -1 if a stall balance
+    leaves -7..7. Yellow's step keeps the barge count (it is not needed after)."""
+    lb = lab % K_B
+    db = dk % K_B
+    bv = np.int64(0)
+    for d in range(MAX_PLAYERS):
+        x = ((lb >> np.int64(4 * d)) & np.int64(15)) + ((db >> np.int64(4 * d)) & np.int64(15)) - 8
+        if x < 1 or x > 15:
+            return np.int64(-1)
+        bv |= x << np.int64(4 * d)
+    bu = (lab // K_B) % K_BU
+    if not yellow:
+        bu += (dk // K_B) % K_BU
+        if bu >= K_BU:
+            return np.int64(-1)
+    fb = lab // (K_B * K_BU) + dk // (K_B * K_BU) - 64
+    if fb < 0 or fb >= 128:
+        return np.int64(-1)
+    return (fb * K_BU + bu) * K_B + bv
+
+
+@jit
+def group_steps(dl: np.ndarray, nd: int):
+    """The steps ``dl[:nd]`` of a colour (delta keys times ``K_TAG``) grouped by their stall balances:
+    (how many groups, each group's balances, where each group starts in the member lists, each
+    member's cart balance (without the +64) and barge uses)."""
+    dbs = np.empty(nd, dtype=np.int64)
+    for j in range(nd):
+        dbs[j] = (dl[j] // K_TAG) % K_B
+    order = np.argsort(dbs, kind="mergesort")
+    gdb = np.empty(nd + 1, dtype=np.int64)
+    gstart = np.zeros(nd + 2, dtype=np.int64)
+    mfb = np.empty(nd + 1, dtype=np.int64)
+    mbu = np.empty(nd + 1, dtype=np.int64)
+    ng = 0
+    for jj in range(nd):
+        j = order[jj]
+        dk = dl[j] // K_TAG
+        if ng == 0 or dbs[j] != gdb[ng - 1]:
+            gdb[ng] = dbs[j]
+            gstart[ng] = jj
+            ng += 1
+        mfb[jj] = dk // (K_B * K_BU) - 64
+        mbu[jj] = (dk // K_B) % K_BU
+    gstart[ng] = nd
+    return ng, gdb, gstart, mfb, mbu
+
+
+@jit
+def join_ok(f: np.int64, dk: np.int64, done: np.ndarray, n: int, m: int, bu_in: int, yellow: bool) -> bool:
+    """The label ``f`` before the pending colour and its step ``dk`` (without the tag) reach a label
+    of the set ``done`` (from which the colours after finish)."""
+    if yellow and (f // K_B) % K_BU != bu_in:
+        return False
+    lab = label_plus(f, dk, n, yellow)
+    if lab < 0:
+        return False
+    if yellow:
+        lab = (lab // (K_B * K_BU) * K_BU) * K_B + lab % K_B  # the barge count dropped
+    if (lab // K_B) % K_BU > m:
+        return False
+    return set_contains(done, lab)
+
+
+@jit
+def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int,
+               n: int, m: int, bu_in: int, yellow: bool) -> np.ndarray:
+    """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which some label of
+    ``fwd[:nf]`` reaches the set ``done`` (its keys ``back[:nb]``): :func:`join_ok` for every pair,
+    in nf * nb step look-ups instead of nf * nd tests. :func:`label_plus` adds the stall balances and
+    the cart balance field by field (and the barges, except for yellow, whose steps all carry
+    ``bu_in``), so a label before and one after determine the step between them; a step found is
+    still checked by :func:`join_ok`."""
+    ok = np.zeros(nd, dtype=np.int8)
+    dks = np.empty(nd, dtype=np.int64)
+    for j in range(nd):
+        dks[j] = dl[j] // K_TAG
+    order = np.argsort(dks, kind="mergesort")
+    sdk = np.empty(nd, dtype=np.int64)
+    for jj in range(nd):
+        sdk[jj] = dks[order[jj]]
+    for i in range(nf):
+        f = fwd[i]
+        if yellow and (f // K_B) % K_BU != bu_in:
+            continue
+        fbv = f % K_B
+        ffb = f // (K_B * K_BU)
+        fbu = (f // K_B) % K_BU
+        for ib in range(nb):
+            b = back[ib]
+            bbv = b % K_B
+            bbu = (b // K_B) % K_BU
+            if yellow:
+                if bbu != 0:
+                    continue  # yellow's labels after drop the barge count
+                dbu = np.int64(bu_in)
+            else:
+                dbu = bbu - fbu
+                if dbu < 0 or dbu >= K_BU:
+                    continue
+            dbv = np.int64(0)
+            inrange = True
+            for d in range(MAX_PLAYERS):
+                x = ((bbv >> np.int64(4 * d)) & np.int64(15)) - ((fbv >> np.int64(4 * d)) & np.int64(15)) + 8
+                if x < 0 or x > 15:
+                    inrange = False
+                    break
+                dbv |= x << np.int64(4 * d)
+            if not inrange:
+                continue
+            dk = ((b // (K_B * K_BU) - ffb + 64) * K_BU + dbu) * K_B + dbv
+            jj = np.searchsorted(sdk, dk)
+            while jj < nd and sdk[jj] == dk:
+                j = order[jj]
+                if ok[j] == 0 and join_ok(f, dk, done, n, m, bu_in, yellow):
+                    ok[j] = 1
+                jj += 1
+    return ok
+
+
+@jit
+def keep_layer(bl: np.ndarray, bcnt: np.ndarray, nl: int, c: int, back: np.ndarray, nb: int):
+    """Append the labels before colour c (``back[:nb]``) to the cache ``bl`` / ``bcnt`` at ``nl``;
+    returns (bl, the new length)."""
+    if nl + nb > bl.shape[0]:
+        bl = grow(bl, nl + nb)
+    bcnt[c] = nl
+    bcnt[8 + c] = nb
+    copy_range(bl, nl, back, 0, nb)
+    return bl, nl + nb
+
+
+@jit
+def colour_outcomes(state: np.ndarray, p: int):
+    """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
+    payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
+    some way of paying the travel gives together with the amounts decided so far. Returns (tuples,
+    how many).
+
+    The amounts are decided colour by colour (``PAY_I = n * colour + j``): the payer's total of the
+    colour (j = 0), then what each other seat receives of it (j = 1 .. n - 1, by seat order after the
+    payer); the supply receives the rest. A way of paying is the means of each passed field and
+    canal, the scales, the stalls.
+
+    Exact: a search over the colours in order whose labels are (carted fields minus cart uses so
+    far: a cart of any colour may pay any field; barges used so far; for each receiver, the stalls
+    whose good went to it minus the goods stalls took away there). Each colour contributes one of
+    its distinct steps (:func:`colour_deltas`). The labels reachable from the start under the
+    amounts decided (the colours before the pending one) meet the labels from which the colours after
+    it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
+    pending colour, whose tuples are the answer."""
+    tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, np.empty(16, dtype=np.int64), new_back_cache())
+    return tuples, nt
+
+
+@jit
+def new_back_cache() -> np.ndarray:
+    """An empty cache of :func:`colour_outcomes_cached`'s backward label sets: entry c (1..6) where
+    the labels before colour c start in the flat list, entry 8 + c how many, entry 7 the lowest c
+    kept (7: none)."""
+    bcnt = np.zeros(16, dtype=np.int64)
+    bcnt[7] = 7
+    return bcnt
+
+
+@jit
+def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.ndarray):
+    """:func:`colour_outcomes`, keeping the backward label sets (``bl``, a flat list, and ``bcnt``:
+    :func:`new_back_cache`) for the next call of the same payment state. The labels before colour
+    c > the pending one depend only on the payer's goods and pieces and the travel's obligations,
+    not on the amounts decided, so the colours of one :func:`next_amount` share them. Returns
+    (tuples, how many, bl, bcnt): ``bl`` may have been regrown."""
+    n = state[H_NPLAYERS]
+    k = state[PAY_I]
+    cfix = k // n
+    sub = k % n
+    H, scal, stl, cown, bown = pay_context(state, p)
+    tc = travel_counts(state, p, n)
+    m = tc[TC_M]
+    nst = 0
+    for c in range(NUM_COLOURS):
+        nst += stl[c]
+    G = 0
+    for c in range(NUM_COLOURS):
+        G += tc[c]
+        for rr in range(1, n):
+            G += tc[TC_Q + MAX_PLAYERS * c + rr]
+    Dfix = np.zeros(NUM_COLOURS, dtype=np.int64)
+    Rfix = np.zeros(NUM_COLOURS * MAX_PLAYERS, dtype=np.int64)
+    dwork = np.empty(4 * MAX_PLAYERS, dtype=np.int64)  # colour_deltas' scratch
+    for c in range(NUM_COLOURS):
+        for r in range(SUPPLY + 1):
+            Dfix[c] += state[AGG + NUM_COLOURS * r + c]
+        for rr in range(1, n):
+            Rfix[MAX_PLAYERS * c + rr] = state[AGG + NUM_COLOURS * ((p + rr) % n) + c]
+    # what the colours before c can have done: stalls, goods at each receiver, fields, carts, barges
+    st_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    rec_lt = np.zeros((NUM_COLOURS + 1) * MAX_PLAYERS, dtype=np.int64)
+    fld_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    cart_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    barge_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    for c in range(NUM_COLOURS):
+        st_lt[c + 1] = st_lt[c] + stl[c]
+        f = tc[c]
+        for rr in range(1, n):
+            f += tc[TC_Q + MAX_PLAYERS * c + rr]
+        fld_lt[c + 1] = fld_lt[c] + f
+        # cart / barge uses of the colours before c (at most their goods, +1 for scales, + stalls)
+        cart_lt[c + 1] = cart_lt[c] + (min(G, H[c] + 1 + nst) if cown[c] >= 0 else 0)
+        barge_lt[c + 1] = barge_lt[c] + (min(m, H[c] + 1 + nst) if bown[c] >= 0 else 0)
+        rec_lt[MAX_PLAYERS * (c + 1)] = nst
+        for d in range(1, n):
+            x = rec_lt[MAX_PLAYERS * c + d] + tc[TC_Q + MAX_PLAYERS * c + d]
+            if cown[c] >= 0 and (cown[c] - p + n) % n == d:
+                x += G
+            if bown[c] >= 0 and (bown[c] - p + n) % n == d:
+                x += m
+            rec_lt[MAX_PLAYERS * (c + 1) + d] = min(x, nst)
+    # and what the colours from c on can still do
+    st_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    rec_ge = np.zeros((NUM_COLOURS + 1) * MAX_PLAYERS, dtype=np.int64)
+    fld_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    cart_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    for c in range(NUM_COLOURS - 1, -1, -1):
+        st_ge[c] = st_ge[c + 1] + stl[c]
+        fld_ge[c] = fld_ge[c + 1] + fld_lt[c + 1] - fld_lt[c]
+        cart_ge[c] = cart_ge[c + 1] | (1 if cown[c] >= 0 else 0)
+        rec_ge[MAX_PLAYERS * c] = nst
+        for d in range(1, n):
+            x = rec_ge[MAX_PLAYERS * (c + 1) + d] + tc[TC_Q + MAX_PLAYERS * c + d]
+            if cown[c] >= 0 and (cown[c] - p + n) % n == d:
+                x += G
+            if bown[c] >= 0 and (bown[c] - p + n) % n == d:
+                x += m
+            rec_ge[MAX_PLAYERS * c + d] = min(x, nst)
+    # forward: the labels before colour cfix
+    fwd = np.empty(16, dtype=np.int64)
+    fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
+    nf = 1
+    for c in range(cfix):
+        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
+                               dwork)
+        table, nxt, cnt = new_set()
+        for i in range(nf):
+            for j in range(nd):
+                lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
+                if lab < 0 or (lab // K_B) % K_BU > m:
+                    continue
+                fb = lab // (K_B * K_BU) - 64
+                if fb < -fld_ge[c + 1] or (fb > 0 and not cart_ge[c + 1]):
+                    continue
+                neg = 0
+                ok = True
+                for d in range(n):
+                    x = ((lab >> np.int64(4 * d)) & np.int64(15)) - 8
+                    if x < 0:
+                        neg -= x
+                    elif x > rec_ge[MAX_PLAYERS * (c + 1) + d]:
+                        ok = False
+                if ok and neg <= st_ge[c + 1]:
+                    if set_full(table, cnt):
+                        table, nxt = set_room(table, nxt, cnt)
+                    cnt = set_add(table, nxt, cnt, lab)
+        fwd = nxt
+        nf = cnt
+    # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
+    done, back, nb = new_set()
+    if bcnt[7] <= cfix + 1:  # kept from a call before: rebuild the set
+        off = bcnt[cfix + 1]
+        for i in range(bcnt[8 + cfix + 1]):
+            if set_full(done, nb):
+                done, back = set_room(done, back, nb)
+            nb = set_add(done, back, nb, bl[off + i])
+        lo_c = cfix + 1
+    else:
+        lo_c = NUM_COLOURS
+    for bu in range(m + 1 if lo_c == NUM_COLOURS else 0):
+        if set_full(done, nb):
+            done, back = set_room(done, back, nb)
+        nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
+    nl = 0
+    if lo_c == NUM_COLOURS:
+        bl, nl = keep_layer(bl, bcnt, nl, NUM_COLOURS, back, nb)
+    for c in range(lo_c - 1, cfix, -1):
+        table, prv, cnt = new_set()
+        for bu_in in range(m + 1 if c == YELLOW else 1):
+            dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                                   Rfix, dwork)
+            # the steps grouped by their stall balances: the balance bounds are tested once a group
+            ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
+            for i in range(nb):
+                lab = back[i]
+                if c == YELLOW and (lab // K_B) % K_BU != 0:
+                    continue  # after yellow the barge count is dropped: keep one copy
+                lb = lab % K_B
+                lfb = lab // (K_B * K_BU)
+                lbu = (lab // K_B) % K_BU
+                for g in range(ng):
+                    # the label before: lab minus the step
+                    db = gdb[g]
+                    bv = np.int64(0)
+                    ok = True
+                    pos = 0
+                    for d in range(MAX_PLAYERS):
+                        x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
+                        if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
+                            ok = False
+                            break
+                        if x > 8:
+                            pos += x - 8
+                        bv |= x << np.int64(4 * d)
+                    if not ok or pos > st_lt[c]:
+                        continue
+                    for jj in range(gstart[g], gstart[g + 1]):
+                        fb = lfb - mfb[jj]
+                        if c == YELLOW:
+                            bu = bu_in
+                        else:
+                            bu = lbu - mbu[jj]
+                        if bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                            continue
+                        if set_full(table, cnt):
+                            table, prv = set_room(table, prv, cnt)
+                        cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+        done = table
+        back = prv
+        nb = cnt
+        bl, nl = keep_layer(bl, bcnt, nl, c, back, nb)
+    if lo_c == NUM_COLOURS:
+        bcnt[7] = cfix + 1
+    # the pending colour's steps joining the two
+    found, tuples, nt = new_set()
+    for bu_in in range(m + 1 if cfix == YELLOW else 1):
+        dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                               Rfix, dwork)
+        if nb < nd:
+            # fewer labels after than steps: for each (label before, label after) the one step that
+            # joins them (label_plus inverted), looked up among the steps, then checked as below
+            ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW)
+            for j in range(nd):
+                if ok[j]:
+                    t = dl[j] % K_TAG
+                    if set_full(found, nt):
+                        found, tuples = set_room(found, tuples, nt)
+                    nt = set_add(found, tuples, nt, t)
+            continue
+        for j in range(nd):
+            t = dl[j] % K_TAG
+            if set_contains(found, t):
+                continue
+            for i in range(nf):
+                if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, cfix == YELLOW):
+                    if set_full(found, nt):
+                        found, tuples = set_room(found, tuples, nt)
+                    nt = set_add(found, tuples, nt, t)
+                    break
+    return tuples, nt, bl, bcnt
+
+
+@jit
+def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
+    """Which values the pending amount of a travel payment can take (``out[v] = 1``; returns how
+    many): those of some outcome of its colour (:func:`colour_outcomes`). So every outcome of the
+    payment is reachable by exactly one sequence of amounts."""
+    sub = state[PAY_I] % state[H_NPLAYERS]
+    tuples, nt = kept_outcomes(state, p)
+    total = 0
+    for i in range(nt):
+        v = (tuples[i] >> np.int64(8 * sub)) & np.int64(255)
+        if out[v] == 0:
+            out[v] = 1
+            total += 1
+    return total
+
+
+@jit
+def kept_outcomes(state: np.ndarray, p: int):
+    """The pending colour's outcomes: those kept in the state, or (when they did not fit) searched."""
+    nt = state[PAY_TN]
+    if nt < 0:
+        return colour_outcomes(state, p)
+    tuples = np.empty(max(nt, 1), dtype=np.int64)
+    copy_range(tuples, 0, state, PAY_T, nt)
+    return tuples, nt
+
+
+@jit
+def keep_outcomes(state: np.ndarray, tuples: np.ndarray, nt: int) -> None:
+    for i in range(MAX_PAY_OUTCOMES):
+        state[PAY_T + i] = tuples[i] if (nt <= MAX_PAY_OUTCOMES and i < nt) else 0
+    state[PAY_TN] = nt if nt <= MAX_PAY_OUTCOMES else -1
+
+
+@jit
+def set_amount(state: np.ndarray, p: int, v: int) -> None:
+    """The pending amount is v: the payer's total of the colour goes to the supply row of AGG until
+    the receipts are decided, each receipt moves from there to its seat's row."""
+    n = state[H_NPLAYERS]
+    k = state[PAY_I]
+    c = k // n
+    j = k % n
+    if j == 0:
+        state[AGG + NUM_COLOURS * SUPPLY + c] = v
+    else:
+        state[AGG + NUM_COLOURS * ((p + j) % n) + c] = v
+        state[AGG + NUM_COLOURS * SUPPLY + c] -= v
+    state[PAY_I] = k + 1
