@@ -313,7 +313,7 @@ def test_the_baseline_spec_loads_the_shipped_model_or_says_which_games_have_one(
     from gamecore.agents import shipped_baseline
 
     shipped = [g for g in GAME_NAMES if shipped_baseline(g) is not None]
-    assert {"calimala", "callisto"} <= set(shipped)  # <package>/baseline/maskppo.zip, its README beside it
+    assert {"calimala", "callisto", "cultivo"} <= set(shipped)  # <package>/baseline/maskppo.zip, its README beside it
     for name in GAME_NAMES:
         path = shipped_baseline(name)
         if path is None:
