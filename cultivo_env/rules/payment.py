@@ -94,6 +94,10 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
     for c in range(NUM_COLOURS - 2, -1, -1):
         gen_after[c] = gen_after[c + 1] + e[c + 1] + f[c + 1]
         cons_after[c] = cons_after[c + 1] + (min(G, H[c + 1] + nst + 1) if cown[c + 1] >= 0 else 0)
+    # the best stall score of colour c by (carted fields minus cart uses, barge uses, for yellow the
+    # barges used before it): which fields are carted and how often the cart is used enter only
+    # through that difference, so the programme's step takes the best of each difference once
+    tbl = np.empty(W * M * M, dtype=np.int64)
     for c in range(NUM_COLOURS):
         rem_st -= elig[c]  # helping stalls of the colours after this one
         nxt[:] = NEG
@@ -103,13 +107,48 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
         owncart = cown[c] == payer
         hasbarge = bown[c] >= 0
         ownbarge = bown[c] == payer
+        yellow = c == YELLOW
         # more than the goods of c (+1 for its scales, +1 per helping stall) can never be paid in c
         cap = H[c] + scal[c] + nst - P0[c]
         if cap < 0:
             cap = 0
         umax = min(G, cap) if hascart else 0
+        vtop = min(m, cap) if hasbarge else 0
         ec = e[c]
         fc = f[c]
+        nbu_in = M if yellow else 1  # yellow's score depends on the barges used before it
+        tbl[:] = NEG
+        # g of the fields carted: which ones changes only the goods to the supply, and
+        # more there never costs more (the scales), so the foreign fields first
+        for g in range(ec + fc + 1):
+            tf = min(g, fc)
+            te = g - tf
+            bP = P0[c] + 2 * (ec - te + fc - tf)
+            bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
+            room = cap - 2 * (ec - te + fc - tf)
+            if room < 0:
+                continue
+            for u in range(min(umax, room) + 1):
+                di = g - u + G
+                for bu in range(nbu_in):
+                    for v in range(min(vtop, room - u) + 1):  # at most m - bu: read so
+                        P = bP + u + v
+                        sp = bsp
+                        if ownbarge:
+                            sp += v
+                        if owncart:
+                            sp += u
+                        if yellow:
+                            wst = m - bu - v
+                            P += 2 * wst
+                            sp += 2 * wst
+                        net = P - 1 if (scal[c] and sp >= 2) else P
+                        sc = stall_score(net, H[c], elig[c])
+                        k = (di * M + bu) * M + v
+                        if sc > tbl[k]:
+                            tbl[k] = sc
+        dlo = -umax
+        dhi = ec + fc
         for fbi in range(W):
             fb = fbi - G
             for bu in range(M):
@@ -118,37 +157,19 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
                     continue
                 if val + rem_st + elig[c] < 0:
                     continue  # no stall can make up for it any more
-                vmax = min(m - bu, cap) if hasbarge else 0
-                # g of the fields carted: which ones changes only the goods to the supply, and
-                # more there never costs more (the scales), so the foreign fields first
-                for g in range(ec + fc + 1):
-                    tf = min(g, fc)
-                    te = g - tf
-                    bP = P0[c] + 2 * (ec - te + fc - tf)
-                    bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
-                    room = cap - 2 * (ec - te + fc - tf)
-                    if room < 0:
-                        continue
-                    # the free balance after must stay in [lo_fb, hi_fb]
-                    for u in range(max(0, fb + g - hi_fb), min(min(umax, room), fb + g - lo_fb) + 1):
-                        nfb = fb + g - u
-                        for v in range(min(vmax, room - u) + 1):
-                            P = bP + u + v
-                            sp = bsp
-                            if ownbarge:
-                                sp += v
-                            if owncart:
-                                sp += u
-                            nbu = bu + v
-                            if c == YELLOW:
-                                wst = m - nbu
-                                P += 2 * wst
-                                sp += 2 * wst
-                            net = P - 1 if (scal[c] and sp >= 2) else P
-                            sc = val + stall_score(net, H[c], elig[c])
-                            k = (nfb + G) * M + nbu
-                            if sc > nxt[k]:
-                                nxt[k] = sc
+                vmax = min(m - bu, vtop)
+                tb = bu if yellow else 0
+                # the free balance after must stay in [lo_fb, hi_fb]
+                for dl in range(max(dlo, lo_fb - fb), min(dhi, hi_fb - fb) + 1):
+                    row = ((dl + G) * M + tb) * M
+                    nrow = (fb + dl + G) * M + bu
+                    for v in range(vmax + 1):
+                        t = tbl[row + v]
+                        if t == NEG:
+                            continue
+                        sc = val + t
+                        if sc > nxt[nrow + v]:
+                            nxt[nrow + v] = sc
         cur, nxt = nxt, cur
     for bu in range(M):
         if cur[G * M + bu] >= 0:
