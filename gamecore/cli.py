@@ -407,6 +407,10 @@ def cmd_tables(args: argparse.Namespace) -> str:
             parse_spec(extra)
         except ValueError as exc:
             _fail("--extra", _one_line(exc))
+    listed = ["random", "greedy", "baseline", *(f"mcts:{b}" for b in args.mcts)]
+    twice = sorted({a for a in args.extra if a in listed or args.extra.count(a) > 1})
+    if twice:
+        _fail("--extra", f"{', '.join(twice)} is in every table already or given twice")
     if args.readme:
         _input(args.readme, "--readme")
     if args.json_dir:
@@ -425,9 +429,10 @@ def cmd_tables(args: argparse.Namespace) -> str:
         if model.is_file():
             agents.append(f"ppo:{model.as_posix()}")
         baseline = shipped_baseline(spec.name) is not None
-        if baseline and importlib.util.find_spec("sb3_contrib") is not None:  # a ppo model: the train extra
+        has_sb3 = importlib.util.find_spec("sb3_contrib") is not None  # ppo models need the train extra
+        if baseline and has_sb3:
             agents.append("baseline")
-        agents += [a for a in args.extra if baseline or parse_spec(a)[0] != "baseline"]
+        agents += [a for a in args.extra if (baseline and has_sb3) or parse_spec(a)[0] != "baseline"]
         run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
         summary = arena.summarize(run)
         table = arena.format_table(summary)

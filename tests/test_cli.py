@@ -116,6 +116,7 @@ BAD = [
     ("tables-only-twice", "tables --games 2 --only calcada calcada --mcts", "--only: calcada given twice"),
     ("tables-seed-negative", "tables --games 2 --only calcada --mcts --seed -1", "--seed: "),
     ("tables-extra-bad", "tables --games 2 --only calcada --mcts --extra mcts:x", "--extra: "),
+    ("tables-extra-twice", "tables --games 2 --only calcada --mcts 4 --extra mcts:4", "--extra: mcts:4 is in every"),
     ("tables-threads-negative", "tables --games 2 --only calcada --mcts --threads -1", "--threads: "),
     ("tables-readme-missing", "tables --games 2 --only calcada --mcts --readme {tmp}/missing.md", "--readme: "),
     ("tables-readme-directory", "tables --games 2 --only calcada --mcts --readme {dir}", "--readme: "),
