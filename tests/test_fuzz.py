@@ -1,4 +1,4 @@
-"""Random-play fuzzing, 100-200 games per game and player count, with numba bounds checking.
+"""Random-play fuzzing, 50-200 games per game and player count, with numba bounds checking.
 
 Runs in a subprocess because NUMBA_BOUNDSCHECK is read when numba starts; one test per game and
 player count, so that pytest-xdist spreads them over the cores. The bounds-checked machine code is
@@ -20,9 +20,9 @@ from conftest import GAME_PLAYERS, boundscheck_env, interleaved
 
 HERE = Path(__file__).parent
 #: random games per game and player count (FUZZ_GAMES=N sets every game's): a random Cultivo game is
-#: 450-1,200 decisions (Callisto 27-56, Calçada 88-228, Calimala 300-375), so its 100 games are still
-#: the most decisions of any game
-GAMES_PER_PLAYER_COUNT = {"cultivo": 100}
+#: 450-1,200 decisions (Callisto 27-56, Calçada 88-228, Calimala 300-375), so its 50 games (~40,000
+#: decisions, ~25 s bounds-checked) are still the most decisions of any game
+GAMES_PER_PLAYER_COUNT = {"cultivo": 50}
 DEFAULT_GAMES = 200
 
 
