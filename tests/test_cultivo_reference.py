@@ -47,6 +47,7 @@ from reference import cultivo_reference as ref
 GAMES = {2: 3, 3: 3, 4: 3}  # random games per player count
 SAMPLE_RATE = 0.15  # share of the `action` decisions of a random game that are compared
 NODE_CAP = 8000  # random-game trees larger than this are skipped (counted)
+REF_PATH_CAP = 12000  # positions whose reference travel search walks more path steps are skipped (counted)
 BUILT_PER_SCENARIO = 14  # generated text-builder positions per scenario
 BUILT_NODE_CAP = 20000
 MIN_POSITIONS = 150  # compared (position, kind) pairs per player count, random games
@@ -261,6 +262,15 @@ def note_features(kind: int, root: np.ndarray, path, outcome, features: collecti
         features["build"] += 1
 
 
+def reference_outcomes(kind: int, pos, p: int) -> set:
+    """The reference's outcomes of action ``kind``; raises ``ref.TooManyPaths`` past :data:`REF_PATH_CAP`."""
+    limit, ref.PATH_STEP_LIMIT = ref.PATH_STEP_LIMIT, REF_PATH_CAP
+    try:
+        return REFERENCE[kind](pos, p)
+    finally:
+        ref.PATH_STEP_LIMIT = limit
+
+
 def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> None:
     mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
     rules.legal_mask(root, mask)
@@ -268,7 +278,11 @@ def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> No
     p = int(root[H_CURRENT])
     for kind in KINDS:
         if not mask[L.A_KIND + kind]:
-            expected = REFERENCE[kind](pos, p)
+            try:
+                expected = reference_outcomes(kind, pos, p)
+            except ref.TooManyPaths:
+                res.skipped[kind] += 1
+                continue
             if expected:
                 res.mismatches.append(f"{label}: {L.ACTION_KINDS[kind]} not offered, the reference has "
                                       f"{len(expected)} outcomes, e.g. {sorted(expected, key=repr)[:3]}\n"
@@ -276,10 +290,10 @@ def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> No
             continue
         try:
             leaves, nodes, dead = walk_action(root, kind, cap)
-        except TreeTooBigError:
+            expected = reference_outcomes(kind, pos, p)
+        except (TreeTooBigError, ref.TooManyPaths):
             res.skipped[kind] += 1
             continue
-        expected = REFERENCE[kind](pos, p)
         res.compared[kind] += 1
         res.nodes += nodes
         res.leaves += len(leaves)

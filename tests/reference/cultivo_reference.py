@@ -107,6 +107,17 @@ CANAL_WHEAT = 2     # wheat per canal crossed
 # Village shape "XX. / .X. / .XX" as (x, y) cells, y growing downwards.
 Z_SHAPE = ((0, 0), (1, 0), (1, 1), (1, 2), (2, 2))
 
+#: the most path steps one :func:`_travel` walks before it gives up with :class:`TooManyPaths`
+#: (None: no limit). Walking every simple path is exponential in the open fields; the tests set a
+#: limit so that the rare position with tens of thousands of paths is skipped (and counted) instead
+#: of walked for half a minute.
+PATH_STEP_LIMIT: int | None = None
+
+
+class TooManyPaths(Exception):
+    """A travel search passed :data:`PATH_STEP_LIMIT` path steps."""
+
+
 _BITS = 16                 # bits per slot of a packed payment vector (see _Payer.states)
 _MASK = (1 << _BITS) - 1
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -381,11 +392,15 @@ def _travel(board, payer, player, origins, base_items):
     plus the path (before the arrival good)."""
     reach = {}
     base = tuple(sorted(base_items))
+    steps = [0]
 
     def dfs(u, key, visited):
         for v, canal in board.neighbours[u]:
             if v in visited:
                 continue
+            steps[0] += 1
+            if PATH_STEP_LIMIT is not None and steps[0] > PATH_STEP_LIMIT:
+                raise TooManyPaths(f"more than {PATH_STEP_LIMIT} path steps")
             k = payer.extend(key, ("canal",)) if canal else key
             if not payer.states(k):
                 continue
