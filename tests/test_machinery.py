@@ -151,6 +151,22 @@ def test_random_rollout_slot_0_with_seed_0_does_not_always_pick_the_first_legal_
     assert build(spec(game_name).kernels)  # the factory builds the rollout for every game
 
 
+def test_reset_step_forfeit_and_rollout_share_one_compiled_batch_kernel(game_name):
+    """The batch's reset, step, forfeit and random rollout run one parallel kernel, compiled for one
+    signature: a wrapper passing another dtype or layout would compile (and cache) a second copy."""
+    from gamecore.batch_kernels import build
+
+    b = BatchedGames(game_name, 3, seed=5)
+    b.reset()
+    b.step(b.random_actions())
+    b.step(b.random_actions(), active=np.array([True, False, True]))
+    b.forfeit([1])
+    assert b.random_rollout(1) > 0
+    reset, step, rollout, _ = build(b.game.kernels)
+    assert reset.kernel is step.kernel is rollout.kernel
+    assert len(step.kernel.signatures) == 1, step.kernel.signatures
+
+
 # ---- batched: random_actions and legal_counts ---------------------------------------------------------
 def test_legal_counts_are_the_number_of_legal_actions_in_each_mask(game_name):
     b = BatchedGames(game_name, 16, seed=3)
