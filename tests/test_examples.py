@@ -108,3 +108,48 @@ def test_train_progress_draws_a_bar_on_a_terminal():
     callback.progress.update(50)
     callback._on_training_end()
     assert "50/100" in stream.getvalue()
+
+
+def test_train_imitate_args_and_errors(tmp_path):
+    train = load_script("train")
+    args = train.parse_args(["--imitate", "greedy", "--timesteps", "0"])
+    assert args.imitate == "greedy" and args.timesteps == 0
+    assert (args.imitate_decisions, args.imitate_epochs, args.imitate_envs, args.imitate_random) == (50_000, 10, 64, 0.05)
+    args = train.parse_args(["--imitate", "mcts:50", "--imitate-decisions", "7", "--imitate-random", "0"])
+    assert args.imitate_decisions == 7 and args.imitate_random == 0.0
+    bad = [
+        ["--imitate", "chess"],  # unknown agent
+        ["--imitate", "mcts:lots"],  # bad budget
+        ["--imitate", "greedy:depth=x"],  # bad option value
+        ["--imitate", "ppo:" + str(tmp_path / "missing.zip")],  # no such model
+        ["--imitate", "greedy", "--imitate-decisions", "0"],
+        ["--imitate", "greedy", "--imitate-epochs", "0"],
+        ["--imitate", "greedy", "--imitate-envs", "0"],
+        ["--imitate", "greedy", "--imitate-random", "1"],
+        ["--imitate", "greedy", "--imitate-random", "-0.1"],
+        ["--imitate", "greedy", "--timesteps", "-1"],
+        ["--imitate-decisions", "100"],  # no teacher
+        ["--timesteps", "0"],  # nothing to train
+    ]
+    for argv in bad:
+        with pytest.raises(SystemExit):
+            train.parse_args(argv)
+
+
+def test_train_imitate_greedy_agreement_rises(tmp_path, capsys):
+    """A small behaviour-cloning run of the greedy agent: on held-out games the fitted policy agrees
+    with the teacher more often than the untrained network, and PPO can follow it."""
+    pytest.importorskip("sb3_contrib")
+    train = load_script("train")
+    argv = ("--game calimala --imitate greedy --imitate-decisions 1500 --imitate-envs 16 --imitate-epochs 15 "
+            "--timesteps 0 --eval-games 6 --no-progress")
+    result = train.main([*argv.split(), "--out", str(tmp_path / "bc.zip")])
+    out = capsys.readouterr().out
+    im = result["imitation"]
+    assert im["teacher"] == "greedy" and im["decisions"] == 1500 and im["held_out"] > 0
+    assert im["after"]["agreement"] > im["before"]["agreement"] + 0.05, im
+    assert im["after"]["nll"] < im["before"]["nll"], im
+    assert result["timesteps"] == 0
+    assert re.search(r"imitation: 1500 decisions of \d+ games by greedy in .* decisions/s", out), out
+    assert re.search(r"teacher agreement 0\.\d{3} -> 0\.\d{3}", out), out
+    assert (tmp_path / "bc.zip").is_file()
