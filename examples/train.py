@@ -26,7 +26,8 @@ then fitted for ``--imitate-epochs`` passes of minibatch Adam (``--batch-size``,
 cross-entropy of its masked action distribution against the teacher's action plus half the
 value head's squared error against the final reward, and PPO starts from there; the teacher
 agreement on the held-out last tenth of the games is printed before and after the fit.
-``--timesteps 0`` stops after the imitation (no PPO).
+``--timesteps 0`` stops after the imitation (no PPO); ``--imitate-cache x.npz`` saves the collected
+decisions, or loads them when they were collected with the same settings.
 
 ``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
 divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
@@ -127,6 +128,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--imitate-envs", type=int, default=None,
                    help="collection games played side by side, the teacher deciding for all in one call "
                    "(default 64)")
+    p.add_argument("--imitate-cache", type=Path, default=None,
+                   help="an .npz file for the collected decisions: loaded when it holds decisions collected "
+                   "with the same teacher, game, players, budget, random share, games side by side and seed, "
+                   "else collected and saved there (the observations are stored int8: any --obs-encoding)")
     p.add_argument("--device", default="cpu", help="torch device")
     p.add_argument(
         "--threads",
@@ -157,7 +162,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.imitate is None:
         if args.timesteps == 0:
             p.error("--timesteps 0 (no PPO) only makes sense with --imitate SPEC")
-        given = [n for n in ("decisions", "epochs", "random", "envs") if getattr(args, f"imitate_{n}") is not None]
+        given = [n for n in ("decisions", "epochs", "random", "envs", "cache")
+                 if getattr(args, f"imitate_{n}") is not None]
         if given:
             p.error(f"--imitate-{given[0]} needs --imitate SPEC (the teacher agent)")
     else:
@@ -295,24 +301,25 @@ def collect_imitation(
     seed: int,
     random_share: float = 0.0,
     envs: int = 64,
-    obs_encoding: str = "int8",
 ) -> dict[str, Any]:
     """Play games on the batched path (:class:`gamecore.batched.BatchedGames`, ``rank`` reward as
     the training env) in which ``teacher`` (an agent of :mod:`gamecore.agents`) decides for every
     seat, until at least ``decisions`` decisions of finished games are recorded.
 
     For every decision it records the decider's int8 observation (``obs``; the training env's
-    observation is ``encoder(obs)``, the same encoder the env uses, so a scaled env's observations
-    are scaled exactly as in training), its legal mask (``masks``, bool), the teacher's action
+    observation is ``venv.games.encoder(obs)``, the encoder the env itself applies, so a scaled
+    env's observations are scaled exactly as in training), its legal mask (``masks``, bool), the teacher's action
     (``actions``), the decider's final rank reward (``returns``: what the value head of
     ``train.py``'s undiscounted env estimates) and the game it belongs to (``games``). With
     ``random_share`` > 0 that share of the decisions is *played* by a uniformly random legal move
     for state coverage (the positions a slightly wrong student reaches), but still *labelled* with
-    the teacher's action. Decisions of games still running when the quota is reached are dropped,
+    the teacher's action. A ``greedy`` teacher breaks ties among its best decisions at random, so
+    for it ``best`` also holds every decision's tied-best actions (bits packed along the actions).
+    Decisions of games still running when the quota is reached are dropped,
     then the first ``decisions`` (in game order) are kept.
     """
+    from gamecore.agents import GreedyAgent
     from gamecore.batched import BatchedGames
-    from gamecore.encoding import ObsEncoder
 
     g = BatchedGames(game, num_envs=envs, seed=seed, num_players=players)
     g.reset()
@@ -320,7 +327,9 @@ def collect_imitation(
     n = g.num_players
     game_of_slot = np.arange(envs, dtype=np.int64)  # a running game id per slot
     next_game = envs
-    chunks: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "actions": [], "seats": [], "games": []}
+    chunks: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "actions": [], "seats": [], "games": [],
+                                           "best": []}
+    greedy = isinstance(teacher, GreedyAgent)
     finished: dict[int, np.ndarray] = {}  # game id -> the seats' rank rewards
     done_decisions = 0
     in_game = np.zeros(envs, dtype=np.int64)  # decisions recorded in each slot's running game
@@ -329,7 +338,13 @@ def collect_imitation(
         masks = g.masks.astype(bool)
         seats = g.current_players.copy()
         states = g.states if teacher.needs_state else None
-        actions = np.asarray(teacher.act(g.raw_observations, masks, states, seats), dtype=np.int64)
+        if greedy:  # the same search as act(), with every decision's value: its tied best decisions
+            actions, values = teacher.values(g.states, seats, g.num_actions)
+            top = values.max(axis=1, keepdims=True)
+            chunks["best"].append(np.packbits(values >= top - 1e-9 * np.maximum(1.0, np.abs(top)), axis=1))
+        else:
+            actions = teacher.act(g.raw_observations, masks, states, seats)
+        actions = np.asarray(actions, dtype=np.int64)
         chunks["obs"].append(g.raw_observations.reshape(envs, -1).copy())
         chunks["masks"].append(masks)
         chunks["actions"].append(actions)
@@ -365,8 +380,38 @@ def collect_imitation(
         "games": games,
         "seconds": seconds,
         "decisions_played": int(sum(len(a) for a in chunks["actions"])),
-        "encoder": ObsEncoder(g.game, g.params, obs_encoding),
+        "best": np.concatenate(chunks["best"])[order] if greedy else None,
     }
+
+
+_CACHED = ("obs", "masks", "actions", "returns", "seats", "games", "best")
+
+
+def save_imitation_cache(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
+    """The collected decisions in an ``.npz`` with the settings that made them (``key``)."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {k: data[k] for k in _CACHED if data.get(k) is not None}
+    meta = {"key": key, "seconds": data["seconds"], "decisions_played": data["decisions_played"]}
+    with open(path, "wb") as fh:  # a file object: np.savez would append .npz to another suffix
+        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_imitation_cache(path: Path, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The decisions saved at ``path`` if they were collected with the same settings, else None."""
+    import json
+
+    if not path.is_file():
+        return None
+    with np.load(path) as z:
+        meta = json.loads(str(z["meta"]))
+        if meta["key"] != key:
+            print(f"imitation: {path} holds other decisions ({meta['key']}); collecting afresh")
+            return None
+        data = {k: z[k] if k in z.files else None for k in _CACHED}
+    data.update(seconds=meta["seconds"], decisions_played=meta["decisions_played"])
+    return data
 
 
 def _policy_inputs(policy: Any, data: dict[str, Any], rows: np.ndarray):
@@ -387,20 +432,29 @@ def imitation_metrics(policy: Any, data: dict[str, Any], rows: np.ndarray, chunk
     """On the decisions ``rows``: ``agreement`` (the share where the policy's most likely legal
     action, as ``predict(deterministic=True)`` plays it, is the teacher's), ``nll`` (mean negative
     log-likelihood of the teacher's action under the masked policy) and ``value_mse`` (of the
-    value head against the decider's final reward)."""
+    value head against the decider's final reward); for a greedy teacher also ``agreement_tied``
+    (the share where it is one of the teacher's tied best decisions)."""
     import torch
 
-    agree = nll = sq = 0.0
+    agree = agree_best = nll = sq = 0.0
     policy.set_training_mode(False)
     with torch.no_grad():
         for start in range(0, len(rows), chunk):
-            obs, masks, actions, returns = _policy_inputs(policy, data, rows[start : start + chunk])
+            part = rows[start : start + chunk]
+            obs, masks, actions, returns = _policy_inputs(policy, data, part)
             dist = policy.get_distribution(obs, action_masks=masks)
-            agree += float((dist.mode() == actions).sum())
+            mode = dist.mode()
+            agree += float((mode == actions).sum())
+            if data.get("best") is not None:
+                best = np.unpackbits(data["best"][part], axis=1, count=masks.shape[1]).astype(bool)
+                agree_best += float(best[np.arange(len(part)), mode.cpu().numpy()].sum())
             nll -= float(dist.log_prob(actions).sum())
             sq += float(((policy.predict_values(obs).flatten() - returns) ** 2).sum())
     k = max(len(rows), 1)
-    return {"agreement": agree / k, "nll": nll / k, "value_mse": sq / k}
+    out = {"agreement": agree / k, "nll": nll / k, "value_mse": sq / k}
+    if data.get("best") is not None:
+        out["agreement_tied"] = agree_best / k
+    return out
 
 
 def fit_imitation(policy: Any, data: dict[str, Any], rows: np.ndarray, epochs: int, batch_size: int, lr: float,
@@ -447,23 +501,36 @@ def held_out_rows(games: np.ndarray, share: float = 0.1) -> tuple[np.ndarray, np
     return np.flatnonzero(~held), np.flatnonzero(held)
 
 
-def imitate(model: Any, args: argparse.Namespace) -> dict[str, Any]:
+def imitate(model: Any, args: argparse.Namespace, encoder: Any) -> dict[str, Any]:
     """Behaviour cloning of ``args.imitate`` into ``model.policy`` before PPO (see the module
-    docstring): collect, report the held-out agreement, fit, report it again."""
+    docstring): collect (or load ``--imitate-cache``), report the held-out agreement, fit, report
+    it again. ``encoder``: the training env's :class:`gamecore.encoding.ObsEncoder`, which turns
+    the recorded int8 observations into the ones the env gives."""
     from gamecore.agents import make_agent
 
     teacher = make_agent(args.imitate, args.game, seed=args.seed + 3)
-    data = collect_imitation(args.game, args.players, teacher, args.imitate_decisions, args.seed + 2_000_003,
-                             random_share=args.imitate_random, envs=args.imitate_envs,
-                             obs_encoding=args.obs_encoding)
+    key = {"game": args.game, "players": args.players, "teacher": teacher.spec, "decisions": args.imitate_decisions,
+           "random": args.imitate_random, "envs": args.imitate_envs, "seed": args.seed}
+    data = load_imitation_cache(args.imitate_cache, key) if args.imitate_cache is not None else None
+    cached = data is not None
+    if data is None:
+        data = collect_imitation(args.game, args.players, teacher, args.imitate_decisions, args.seed + 2_000_003,
+                                 random_share=args.imitate_random, envs=args.imitate_envs)
+        if args.imitate_cache is not None:
+            save_imitation_cache(args.imitate_cache, key, data)
+    data["encoder"] = encoder
     n_games = len(np.unique(data["games"]))
     rate = data["decisions_played"] / max(data["seconds"], 1e-9)
     print(
-        f"imitation: {len(data['actions'])} decisions of {n_games} games by {teacher.spec} in "
-        f"{data['seconds']:.1f} s ({rate:.0f} decisions/s on {args.imitate_envs} games side by side, "
-        f"{data['decisions_played']} played, {args.imitate_random:.0%} of moves random)"
+        f"imitation: {len(data['actions'])} decisions of {n_games} games by {teacher.spec} "
+        + (f"loaded from {args.imitate_cache} (collected " if cached else "")
+        + f"in {data['seconds']:.1f} s ({rate:.0f} decisions/s on {args.imitate_envs} games side by side, "
+        f"{data['decisions_played']} played, {args.imitate_random:.0%} of moves random)" + (")" if cached else "")
     )
     train_rows, test_rows = held_out_rows(data["games"])
+    if data.get("best") is not None:
+        popcount = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1).astype(np.uint8)
+        data["best_counts"] = popcount[data["best"]].sum(axis=1, dtype=np.int64)  # the pad bits are 0
     before = imitation_metrics(model.policy, data, test_rows)
     t0 = time.perf_counter()
     losses = fit_imitation(model.policy, data, train_rows, args.imitate_epochs, args.batch_size, args.lr,
@@ -476,6 +543,9 @@ def imitate(model: Any, args: argparse.Namespace) -> dict[str, Any]:
         f"(loss {losses[0]:.3f} -> {losses[-1]:.3f}); held-out {len(test_rows)} decisions: teacher agreement "
         f"{before['agreement']:.3f} -> {after['agreement']:.3f} (training decisions {train_after['agreement']:.3f}), "
         f"value MSE {before['value_mse']:.3f} -> {after['value_mse']:.3f}"
+        + (f"; one of the teacher's tied best moves {before['agreement_tied']:.3f} -> {after['agreement_tied']:.3f} "
+           f"(the teacher ties {data['best_counts'][test_rows].mean():.2f} moves on average)"
+           if data.get("best") is not None else "")
     )
     return {
         "teacher": teacher.spec,
@@ -603,7 +673,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     callbacks = [selfplay]
     if not args.no_progress:
         callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
-    imitation = imitate(model, args) if args.imitate is not None else None
+    imitation = imitate(model, args, venv.games.encoder) if args.imitate is not None else None
     t0 = time.perf_counter()
     if args.timesteps > 0:
         model.learn(total_timesteps=args.timesteps, callback=CallbackList(callbacks))

@@ -6,6 +6,7 @@ import importlib.util
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -114,7 +115,8 @@ def test_train_imitate_args_and_errors(tmp_path):
     train = load_script("train")
     args = train.parse_args(["--imitate", "greedy", "--timesteps", "0"])
     assert args.imitate == "greedy" and args.timesteps == 0
-    assert (args.imitate_decisions, args.imitate_epochs, args.imitate_envs, args.imitate_random) == (50_000, 10, 64, 0.05)
+    defaults = (args.imitate_decisions, args.imitate_epochs, args.imitate_envs, args.imitate_random)
+    assert defaults == (50_000, 10, 64, 0.05)
     args = train.parse_args(["--imitate", "mcts:50", "--imitate-decisions", "7", "--imitate-random", "0"])
     assert args.imitate_decisions == 7 and args.imitate_random == 0.0
     bad = [
@@ -153,3 +155,37 @@ def test_train_imitate_greedy_agreement_rises(tmp_path, capsys):
     assert re.search(r"imitation: 1500 decisions of \d+ games by greedy in .* decisions/s", out), out
     assert re.search(r"teacher agreement 0\.\d{3} -> 0\.\d{3}", out), out
     assert (tmp_path / "bc.zip").is_file()
+
+
+def test_imitation_data_is_what_the_training_env_observes(tmp_path):
+    """The recorded decisions: the first decision of each of the first games is its reset position,
+    encoded by the scaled training env's encoder exactly as that env observes it; masks hold the
+    recorded action; returns are the decider's rank reward; a cache round-trips and is refused
+    for other settings."""
+    pytest.importorskip("sb3_contrib")
+    from gamecore.agents import make_agent
+    from gamecore.batched import BatchedGames
+    from gamecore.sb3 import SelfPlayVecEnv
+
+    train = load_script("train")
+    teacher = make_agent("random", "calcada", seed=1)
+    data = train.collect_imitation("calcada", 2, teacher, 300, seed=11, random_share=0.5, envs=4)
+    assert len(data["actions"]) == 300 and data["best"] is None
+    assert data["masks"][np.arange(300), data["actions"]].all()
+    assert set(np.unique(data["returns"])) <= {-1.0, 0.0, 1.0}
+    venv = SelfPlayVecEnv("calcada", num_envs=4, seed=11, num_players=2, obs_encoding="scaled")
+    reference = BatchedGames("calcada", 4, seed=11, num_players=2, obs_encoding="scaled")
+    reference.reset()
+    for k in range(2):  # games 0 and 1 are the first games of slots 0 and 1, recorded in full
+        first = int(np.flatnonzero(data["games"] == k)[0])
+        encoded = venv.games.encoder(data["obs"][first : first + 1])
+        assert encoded.dtype == np.float32
+        np.testing.assert_array_equal(encoded.reshape(-1), reference.observations[k].reshape(-1))
+    path = tmp_path / "bc.npz"
+    key = {"game": "calcada", "seed": 11}
+    train.save_imitation_cache(path, key, data)
+    loaded = train.load_imitation_cache(path, key)
+    for name in ("obs", "masks", "actions", "returns", "games"):
+        np.testing.assert_array_equal(loaded[name], data[name])
+    assert loaded["best"] is None and loaded["decisions_played"] == data["decisions_played"]
+    assert train.load_imitation_cache(path, {**key, "seed": 12}) is None
