@@ -138,7 +138,7 @@ def test_train_imitate_args_and_errors(tmp_path):
             train.parse_args(argv)
 
 
-@pytest.mark.slow  # ~15 s: 1,500 decisions of Calçada's greedy search
+# ~9 s alone on a core (1,500 decisions of Calçada's greedy search), ~25 s beside another busy process
 def test_train_imitate_greedy_agreement_rises(tmp_path, capsys):
     """A small behaviour-cloning run of the greedy agent: on held-out games the fitted policy agrees
     with the teacher more often than the untrained network, and PPO can follow it."""
