@@ -5,6 +5,7 @@
     python examples/train.py --game calcada --players 3
     python examples/train.py --game calimala            # 3 players (the game's smallest count)
     python examples/train.py --game calcada --obs-encoding scaled   # observations scaled to [0, 1]
+    python examples/train.py --game calcada --imitate greedy --timesteps 0   # behaviour cloning only
 
 The learner is one seat per game (rotating over the seats from game to game) of a
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
@@ -13,6 +14,20 @@ copy of the current policy joins a small pool of snapshots, and at the start of 
 opponent for that rollout is drawn: the ``greedy`` baseline agent with probability ``--greedy-prob``
 (0 by default), else uniformly random with probability ``--random-prob``, else one of the snapshots
 (sampling its moves, masked to legal actions).
+
+``--imitate SPEC`` first clones a teacher agent (any spec the arena takes: ``greedy``,
+``mcts:50``, ``ppo:runs/x.zip``) into the network by behaviour cloning: the teacher plays every seat
+of ``--imitate-envs`` games side by side on the batched path (one batched call of the agent per
+step), ``--imitate-random`` of the moves (5% by default) being played at random instead for
+coverage of positions off its path, though still labelled with the teacher's choice; every
+decision of ``--imitate-decisions`` records the decider's observation (encoded as the training env
+encodes it), legal mask, the teacher's action and the decider's final rank reward. The policy is
+then fitted for ``--imitate-epochs`` passes of minibatch Adam (``--batch-size``, ``--lr``) on the
+cross-entropy of its masked action distribution against the teacher's action plus half the
+value head's squared error against the final reward, and PPO starts from there; the teacher
+agreement on the held-out last tenth of the games is printed before and after the fit.
+``--timesteps 0`` stops after the imitation (no PPO); ``--imitate-cache x.npz`` saves the collected
+decisions, or loads them when they were collected with the same settings.
 
 ``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
 divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
@@ -94,6 +109,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="observations the network sees: the int8 counts, or float32 scaled to [0, 1] by each entry's "
         "documented maximum (gamecore.encoding)",
     )
+    p.add_argument(
+        "--imitate",
+        metavar="SPEC",
+        default=None,
+        help="before PPO, clone this teacher agent (a spec as the arena takes it: greedy, mcts:50, "
+        "ppo:runs/x.zip, ...) by behaviour cloning on games it plays in every seat",
+    )
+    p.add_argument("--imitate-decisions", type=int, default=None,
+                   help="teacher decisions to collect for --imitate (default 50000)")
+    p.add_argument("--imitate-epochs", type=int, default=None,
+                   help="passes of minibatch SGD over them (default 10; minibatches of --batch-size, "
+                   "learning rate --lr)")
+    p.add_argument("--imitate-random", type=float, default=None,
+                   help="share of the collection games' moves played at random instead of the teacher's "
+                   "(still labelled with the teacher's action), for coverage of positions off the teacher's "
+                   "path (default 0.05)")
+    p.add_argument("--imitate-envs", type=int, default=None,
+                   help="collection games played side by side, the teacher deciding for all in one call "
+                   "(default 64)")
+    p.add_argument("--imitate-cache", type=Path, default=None,
+                   help="an .npz file for the collected decisions: loaded when it holds decisions collected "
+                   "with the same teacher, game, players, budget, random share, games side by side and seed, "
+                   "else collected and saved there (the observations are stored int8: any --obs-encoding)")
     p.add_argument("--device", default="cpu", help="torch device")
     p.add_argument(
         "--threads",
@@ -116,9 +154,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.players = game.default_players
     if not game.min_players <= args.players <= game.max_players:
         p.error(f"--players must be between {game.min_players} and {game.max_players} for {args.game}")
-    for name in ("timesteps", "envs", "eval_games", "n_steps", "batch_size", "n_epochs", "pool_size"):
+    for name in ("envs", "eval_games", "n_steps", "batch_size", "n_epochs", "pool_size"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
+    if args.timesteps < 0:
+        p.error("--timesteps must be >= 0")
+    if args.imitate is None:
+        if args.timesteps == 0:
+            p.error("--timesteps 0 (no PPO) only makes sense with --imitate SPEC")
+        given = [n for n in ("decisions", "epochs", "random", "envs", "cache")
+                 if getattr(args, f"imitate_{n}") is not None]
+        if given:
+            p.error(f"--imitate-{given[0]} needs --imitate SPEC (the teacher agent)")
+    else:
+        from gamecore.agents import make_agent
+
+        try:
+            make_agent(args.imitate, game, seed=0)
+        except (ValueError, TypeError, FileNotFoundError) as exc:
+            p.error(f"--imitate: {exc}")
+        for name, default in (("decisions", 50_000), ("epochs", 10), ("envs", 64)):
+            value = getattr(args, f"imitate_{name}")
+            if value is None:
+                setattr(args, f"imitate_{name}", default)
+            elif value < 1:
+                p.error(f"--imitate-{name} must be positive")
+        if args.imitate_random is None:
+            args.imitate_random = 0.05
+        elif not 0.0 <= args.imitate_random < 1.0:
+            p.error("--imitate-random must be in [0, 1)")
     if args.opponent_update < 0:
         p.error("--opponent-update must be >= 0")
     if not 0.0 <= args.random_prob <= 1.0:
@@ -226,6 +290,276 @@ def make_progress_callback(total: int, stream: Any = None):
             self.progress.close()
 
     return ProgressCallback()
+
+
+# ---- imitation ---------------------------------------------------------------------------------
+def collect_imitation(
+    game: str,
+    players: int,
+    teacher: Any,
+    decisions: int,
+    seed: int,
+    random_share: float = 0.0,
+    envs: int = 64,
+) -> dict[str, Any]:
+    """Play games on the batched path (:class:`gamecore.batched.BatchedGames`, ``rank`` reward as
+    the training env) in which ``teacher`` (an agent of :mod:`gamecore.agents`) decides for every
+    seat, until at least ``decisions`` decisions of finished games are recorded.
+
+    For every decision it records the decider's int8 observation (``obs``; the training env's
+    observation is ``venv.games.encoder(obs)``, the encoder the env itself applies, so a scaled
+    env's observations are scaled exactly as in training), its legal mask (``masks``, bool), the teacher's action
+    (``actions``), the decider's final rank reward (``returns``: what the value head of
+    ``train.py``'s undiscounted env estimates) and the game it belongs to (``games``). With
+    ``random_share`` > 0 that share of the decisions is *played* by a uniformly random legal move
+    for state coverage (the positions a slightly wrong student reaches), but still *labelled* with
+    the teacher's action. A ``greedy`` teacher breaks ties among its best decisions at random, so
+    for it ``best`` also holds every decision's tied-best actions (bits packed along the actions).
+    Decisions of games still running when the quota is reached are dropped,
+    then the first ``decisions`` (in game order) are kept.
+    """
+    from gamecore.agents import GreedyAgent
+    from gamecore.batched import BatchedGames
+
+    g = BatchedGames(game, num_envs=envs, seed=seed, num_players=players)
+    g.reset()
+    rng = np.random.default_rng(seed)
+    n = g.num_players
+    game_of_slot = np.arange(envs, dtype=np.int64)  # a running game id per slot
+    next_game = envs
+    chunks: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "actions": [], "seats": [], "games": [],
+                                           "best": []}
+    greedy = isinstance(teacher, GreedyAgent)
+    finished: dict[int, np.ndarray] = {}  # game id -> the seats' rank rewards
+    done_decisions = 0
+    in_game = np.zeros(envs, dtype=np.int64)  # decisions recorded in each slot's running game
+    t0 = time.perf_counter()
+    while done_decisions < decisions:
+        masks = g.masks.astype(bool)
+        seats = g.current_players.copy()
+        states = g.states if teacher.needs_state else None
+        if greedy:  # the same search as act(), with every decision's value: its tied best decisions
+            actions, values = teacher.values(g.states, seats, g.num_actions)
+            top = values.max(axis=1, keepdims=True)
+            chunks["best"].append(np.packbits(values >= top - 1e-9 * np.maximum(1.0, np.abs(top)), axis=1))
+        else:
+            actions = teacher.act(g.raw_observations, masks, states, seats)
+        actions = np.asarray(actions, dtype=np.int64)
+        chunks["obs"].append(g.raw_observations.reshape(envs, -1).copy())
+        chunks["masks"].append(masks)
+        chunks["actions"].append(actions)
+        chunks["seats"].append(seats)
+        chunks["games"].append(game_of_slot.copy())
+        in_game += 1
+        played = actions
+        if random_share > 0:
+            explore = rng.random(envs) < random_share
+            if explore.any():
+                played = np.where(explore, g.random_actions(), actions)
+        g.step(played)
+        for i in np.flatnonzero(g.dones):
+            gid = int(game_of_slot[i])
+            finished[gid] = g.rewards[i].copy()
+            done_decisions += int(in_game[i])
+            in_game[i] = 0
+            game_of_slot[i] = next_game
+            next_game += 1
+    seconds = time.perf_counter() - t0
+    games = np.concatenate(chunks["games"])
+    keep = np.flatnonzero(np.isin(games, np.fromiter(finished, dtype=np.int64)))
+    order = keep[np.argsort(games[keep], kind="stable")][:decisions]  # whole games first, in game order
+    seats = np.concatenate(chunks["seats"])[order]
+    games = games[order]
+    rewards = np.stack([finished[int(gid)] for gid in games]) if len(games) else np.zeros((0, n))
+    return {
+        "obs": np.concatenate(chunks["obs"])[order],
+        "masks": np.concatenate(chunks["masks"])[order],
+        "actions": np.concatenate(chunks["actions"])[order],
+        "returns": rewards[np.arange(len(games)), seats].astype(np.float32),
+        "seats": seats,
+        "games": games,
+        "seconds": seconds,
+        "decisions_played": int(sum(len(a) for a in chunks["actions"])),
+        "best": np.concatenate(chunks["best"])[order] if greedy else None,
+    }
+
+
+_CACHED = ("obs", "masks", "actions", "returns", "seats", "games", "best")
+
+
+def save_imitation_cache(path: Path, key: dict[str, Any], data: dict[str, Any]) -> None:
+    """The collected decisions in an ``.npz`` with the settings that made them (``key``)."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {k: data[k] for k in _CACHED if data.get(k) is not None}
+    meta = {"key": key, "seconds": data["seconds"], "decisions_played": data["decisions_played"]}
+    with open(path, "wb") as fh:  # a file object: np.savez would append .npz to another suffix
+        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_imitation_cache(path: Path, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The decisions saved at ``path`` if they were collected with the same settings, else None."""
+    import json
+
+    if not path.is_file():
+        return None
+    with np.load(path) as z:
+        meta = json.loads(str(z["meta"]))
+        if meta["key"] != key:
+            print(f"imitation: {path} holds other decisions ({meta['key']}); collecting afresh")
+            return None
+        data = {k: z[k] if k in z.files else None for k in _CACHED}
+    data.update(seconds=meta["seconds"], decisions_played=meta["decisions_played"])
+    return data
+
+
+def _policy_inputs(policy: Any, data: dict[str, Any], rows: np.ndarray):
+    """Tensors (obs as the env encodes them, float32 as SB3 feeds a Box; masks; actions; returns)
+    of the decisions ``rows``."""
+    import torch
+
+    enc = data["encoder"](data["obs"][rows])
+    obs = torch.as_tensor(np.asarray(enc, dtype=np.float32).reshape(len(rows), *policy.observation_space.shape),
+                          device=policy.device)
+    masks = torch.as_tensor(data["masks"][rows], device=policy.device)
+    actions = torch.as_tensor(data["actions"][rows], device=policy.device)
+    returns = torch.as_tensor(data["returns"][rows], device=policy.device)
+    return obs, masks, actions, returns
+
+
+def imitation_metrics(policy: Any, data: dict[str, Any], rows: np.ndarray, chunk: int = 4096) -> dict[str, float]:
+    """On the decisions ``rows``: ``agreement`` (the share where the policy's most likely legal
+    action, as ``predict(deterministic=True)`` plays it, is the teacher's), ``nll`` (mean negative
+    log-likelihood of the teacher's action under the masked policy) and ``value_mse`` (of the
+    value head against the decider's final reward); for a greedy teacher also ``agreement_tied``
+    (the share where it is one of the teacher's tied best decisions)."""
+    import torch
+
+    agree = agree_best = nll = sq = 0.0
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        for start in range(0, len(rows), chunk):
+            part = rows[start : start + chunk]
+            obs, masks, actions, returns = _policy_inputs(policy, data, part)
+            dist = policy.get_distribution(obs, action_masks=masks)
+            mode = dist.mode()
+            agree += float((mode == actions).sum())
+            if data.get("best") is not None:
+                best = np.unpackbits(data["best"][part], axis=1, count=masks.shape[1]).astype(bool)
+                agree_best += float(best[np.arange(len(part)), mode.cpu().numpy()].sum())
+            nll -= float(dist.log_prob(actions).sum())
+            sq += float(((policy.predict_values(obs).flatten() - returns) ** 2).sum())
+    k = max(len(rows), 1)
+    out = {"agreement": agree / k, "nll": nll / k, "value_mse": sq / k}
+    if data.get("best") is not None:
+        out["agreement_tied"] = agree_best / k
+    return out
+
+
+def fit_imitation(policy: Any, data: dict[str, Any], rows: np.ndarray, epochs: int, batch_size: int, lr: float,
+                  seed: int, vf_coef: float = 0.5, max_grad_norm: float = 0.5) -> list[float]:
+    """Minibatch SGD (Adam, its own optimiser: PPO's is left as it was) of ``policy`` on the
+    decisions ``rows``: cross-entropy of the masked action distribution (the policy's own
+    ``MaskableCategorical``: illegal actions have no mass) against the teacher's action, plus
+    ``vf_coef`` times the value head's squared error against the final reward. Gradients are
+    clipped as PPO clips them. Returns the mean loss of each epoch."""
+    import torch
+
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    rng = np.random.default_rng(seed)
+    losses = []
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        total = 0.0
+        perm = rng.permutation(rows)
+        for start in range(0, len(perm), batch_size):
+            obs, masks, actions, returns = _policy_inputs(policy, data, perm[start : start + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            loss = -log_prob.mean() + vf_coef * torch.nn.functional.mse_loss(values.flatten(), returns)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+            opt.step()
+            total += float(loss.detach()) * len(obs)
+        losses.append(total / max(len(perm), 1))
+    policy.set_training_mode(False)
+    return losses
+
+
+def held_out_rows(games: np.ndarray, share: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """(train rows, held-out rows): the decisions of the last ``share`` of the games (at least
+    one, never all of them) are held out, so no held-out position shares a game with a training one;
+    with a single game, every tenth decision."""
+    ids = np.unique(games)
+    if len(ids) < 2:
+        held = np.zeros(len(games), dtype=bool)
+        held[::10] = True
+    else:
+        k = min(max(1, round(share * len(ids))), len(ids) - 1)
+        held = np.isin(games, ids[-k:])
+    return np.flatnonzero(~held), np.flatnonzero(held)
+
+
+def imitate(model: Any, args: argparse.Namespace, encoder: Any) -> dict[str, Any]:
+    """Behaviour cloning of ``args.imitate`` into ``model.policy`` before PPO (see the module
+    docstring): collect (or load ``--imitate-cache``), report the held-out agreement, fit, report
+    it again. ``encoder``: the training env's :class:`gamecore.encoding.ObsEncoder`, which turns
+    the recorded int8 observations into the ones the env gives."""
+    from gamecore.agents import make_agent
+
+    teacher = make_agent(args.imitate, args.game, seed=args.seed + 3)
+    key = {"game": args.game, "players": args.players, "teacher": teacher.spec, "decisions": args.imitate_decisions,
+           "random": args.imitate_random, "envs": args.imitate_envs, "seed": args.seed}
+    data = load_imitation_cache(args.imitate_cache, key) if args.imitate_cache is not None else None
+    cached = data is not None
+    if data is None:
+        data = collect_imitation(args.game, args.players, teacher, args.imitate_decisions, args.seed + 2_000_003,
+                                 random_share=args.imitate_random, envs=args.imitate_envs)
+        if args.imitate_cache is not None:
+            save_imitation_cache(args.imitate_cache, key, data)
+    data["encoder"] = encoder
+    n_games = len(np.unique(data["games"]))
+    rate = data["decisions_played"] / max(data["seconds"], 1e-9)
+    print(
+        f"imitation: {len(data['actions'])} decisions of {n_games} games by {teacher.spec} "
+        + (f"loaded from {args.imitate_cache} (collected " if cached else "")
+        + f"in {data['seconds']:.1f} s ({rate:.0f} decisions/s on {args.imitate_envs} games side by side, "
+        f"{data['decisions_played']} played, {args.imitate_random:.0%} of moves random)" + (")" if cached else "")
+    )
+    train_rows, test_rows = held_out_rows(data["games"])
+    if data.get("best") is not None:
+        popcount = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1).astype(np.uint8)
+        data["best_counts"] = popcount[data["best"]].sum(axis=1, dtype=np.int64)  # the pad bits are 0
+    before = imitation_metrics(model.policy, data, test_rows)
+    t0 = time.perf_counter()
+    losses = fit_imitation(model.policy, data, train_rows, args.imitate_epochs, args.batch_size, args.lr,
+                           seed=args.seed + 5)
+    fit_s = time.perf_counter() - t0
+    after = imitation_metrics(model.policy, data, test_rows)
+    train_after = imitation_metrics(model.policy, data, train_rows[-len(test_rows):] if len(test_rows) else train_rows)
+    print(
+        f"imitation fit: {args.imitate_epochs} epochs over {len(train_rows)} decisions in {fit_s:.1f} s "
+        f"(loss {losses[0]:.3f} -> {losses[-1]:.3f}); held-out {len(test_rows)} decisions: teacher agreement "
+        f"{before['agreement']:.3f} -> {after['agreement']:.3f} (training decisions {train_after['agreement']:.3f}), "
+        f"value MSE {before['value_mse']:.3f} -> {after['value_mse']:.3f}"
+        + (f"; one of the teacher's tied best moves {before['agreement_tied']:.3f} -> {after['agreement_tied']:.3f} "
+           f"(the teacher ties {data['best_counts'][test_rows].mean():.2f} moves on average)"
+           if data.get("best") is not None else "")
+    )
+    return {
+        "teacher": teacher.spec,
+        "decisions": len(data["actions"]),
+        "games": n_games,
+        "collect_seconds": data["seconds"],
+        "decisions_per_second": rate,
+        "fit_seconds": fit_s,
+        "losses": losses,
+        "held_out": len(test_rows),
+        "before": before,
+        "after": after,
+        "train_after": train_after,
+    }
 
 
 # ---- evaluation --------------------------------------------------------------------------------
@@ -339,11 +673,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     callbacks = [selfplay]
     if not args.no_progress:
         callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
+    imitation = imitate(model, args, venv.games.encoder) if args.imitate is not None else None
     t0 = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=CallbackList(callbacks))
+    if args.timesteps > 0:
+        model.learn(total_timesteps=args.timesteps, callback=CallbackList(callbacks))
     train_s = time.perf_counter() - t0
     print(
-        f"trained {model.num_timesteps} steps in {train_s:.0f} s ({model.num_timesteps / train_s:.0f} steps/s); "
+        f"trained {model.num_timesteps} steps in {train_s:.0f} s ({model.num_timesteps / max(train_s, 1e-9):.0f} "
+        "steps/s); "
         f"rollouts vs random {selfplay.rollouts_vs_random}, vs snapshots {selfplay.rollouts_vs_snapshot}"
         + (f", vs greedy {selfplay.rollouts_vs_greedy}" if args.greedy_prob else "")
     )
@@ -372,6 +709,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "model_path": str(saved),
         "train_seconds": train_s,
         "timesteps": model.num_timesteps,
+        "imitation": imitation,
         "eval": result,
         "baseline": baseline,
     }
