@@ -139,6 +139,7 @@ def test_train_imitate_args_and_errors(tmp_path):
 
 
 # ~9 s alone on a core (1,500 decisions of Calçada's greedy search), ~25 s beside another busy process
+@pytest.mark.slow
 def test_train_imitate_greedy_agreement_rises(tmp_path, capsys):
     """A small behaviour-cloning run of the greedy agent: on held-out games the fitted policy agrees
     with the teacher more often than the untrained network, and PPO can follow it."""
@@ -150,8 +151,8 @@ def test_train_imitate_greedy_agreement_rises(tmp_path, capsys):
     out = capsys.readouterr().out
     im = result["imitation"]
     assert im["teacher"] == "greedy" and im["decisions"] == 1500 and im["held_out"] > 0
-    # seeded: the held-out game's 105 decisions, 0.086 -> 0.105 (one of greedy's tied best moves: 0.23 -> 0.34)
-    assert im["after"]["agreement"] > im["before"]["agreement"], im
+    # seeded: the held-out game's 105 decisions, 0.086 -> 0.105 (one of greedy's tied best moves: 0.23 -> 0.34);
+    # exact agreement there moves by two decisions, too few to assert on, so the tied count is asserted
     assert im["after"]["agreement_tied"] > im["before"]["agreement_tied"] + 0.05, im
     assert im["train_after"]["agreement"] > im["before"]["agreement"] + 0.1, im
     assert result["timesteps"] == 0
