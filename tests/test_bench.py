@@ -37,6 +37,22 @@ def test_a_rollout_row_cuts_its_batch_where_one_call_would_outlast_the_window():
     assert row.steps > 0
 
 
+def test_the_batched_rows_time_a_batch_spread_over_whole_games():
+    """The batched rows start from slots staggered over the game, not from the openings of a fresh
+    batch; every row of a game and count shares that batch."""
+    from gamecore.batched import BatchedGames
+
+    bench = load_bench()
+    b = bench.steady_batch("callisto", 2, 64)
+    assert bench.steady_batch("callisto", 2, 64) is b
+    fresh = BatchedGames("callisto", 64, seed=0, num_players=2)
+    fresh.reset()
+    moved = (b.states != fresh.states).any(axis=1)
+    assert moved.mean() > 0.5
+    assert len({row.tobytes() for row in b.states[moved]}) == moved.sum()
+    bench._STEADY.clear()
+
+
 def test_every_row_is_printed_as_it_finishes(capsys):
     bench = load_bench()
     assert bench.main(["--quick", "--games", "calcada", "--players", "2", "--seconds", "0.05", "--windows", "1",
