@@ -110,6 +110,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "documented maximum (gamecore.encoding)",
     )
     p.add_argument(
+        "--margin-shaping",
+        type=float,
+        default=0.0,
+        metavar="C",
+        help="dense reward: C times the change of the learner's score margin over the best other seat "
+        "between its decisions (gamecore.sb3.SelfPlayVecEnv margin_shaping; 0: rank reward only)",
+    )
+    p.add_argument(
         "--imitate",
         metavar="SPEC",
         default=None,
@@ -189,6 +197,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--random-prob must be in [0, 1]")
     if not 0.0 <= args.greedy_prob <= 1.0:
         p.error("--greedy-prob must be in [0, 1]")
+    if not (math.isfinite(args.margin_shaping) and args.margin_shaping >= 0):
+        p.error("--margin-shaping must be a finite number >= 0")
     try:
         args.net_arch = [int(x) for x in args.net_arch.split(",") if x.strip()]
     except ValueError:
@@ -644,7 +654,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     torch.manual_seed(args.seed)
     venv = SelfPlayVecEnv(args.game, num_envs=args.envs, seed=args.seed, num_players=args.players,
-                          obs_encoding=args.obs_encoding)
+                          obs_encoding=args.obs_encoding, margin_shaping=args.margin_shaping)
     rollout = args.n_steps * args.envs  # SB3 trains in whole rollouts of this many steps
     batch_size = min(args.batch_size, rollout)
     model = MaskablePPO(

@@ -13,6 +13,14 @@ opponent) and 0 for every other seat, and the slot starts its next game, so unma
 ``infos[i]["forfeit_by"]`` names the seat that did. An action that is not an integer in range
 always raises.
 
+``margin_shaping=c`` (default 0: off) adds a dense reward for the learner: at each of its decisions,
+``c`` times the change of its score margin (its ``scores`` entry less the best other seat's: the
+points so far plus final scoring as if the game ended there, what ``greedy`` maximises) from that
+decision to its next one, or to the end of the game. Over a game these sum to ``c`` times the final
+margin less the margin at the learner's first decision (which its policy does not change), so the
+objective becomes the rank reward plus ``c`` times the final margin. The margin is read from the
+full state (another seat's hidden cards included): a training signal only, never an observation.
+
 ``obs_encoding="scaled"`` gives float32 observations in ``[0, 1]`` (each entry divided by its
 documented maximum, :mod:`gamecore.encoding`) instead of the int8 counts, for the learner, its
 ``terminal_observation`` and the opponent alike; the space is then ``Box(0, 1, float32)``.
@@ -37,7 +45,7 @@ from gamecore.rng import check_seed
 __all__ = ["SelfPlayVecEnv", "random_opponent"]
 
 _OWN_KEYWORDS = ("num_envs", "seed", "opponent", "learner_seat", "reward_mode", "illegal", "num_threads",
-                 "obs_encoding")
+                 "obs_encoding", "margin_shaping")
 _SNAPSHOT = (
     "states", "final_states", "masks", "legal_counts", "_obs", "current_players", "rewards", "_dones", "streams",
     "episodes", "_pick_rng",
@@ -68,11 +76,17 @@ class SelfPlayVecEnv(VecEnv):
         illegal: str = "raise",
         num_threads: int | str = 1,
         obs_encoding: str = "int8",
+        margin_shaping: float = 0.0,
         **options: Any,
     ) -> None:
         check_options(get_game(game), options, _OWN_KEYWORDS, "SelfPlayVecEnv")
         if illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal must be one of {list(ILLEGAL_MODES)}, got {short_repr(illegal)}")
+        if isinstance(margin_shaping, (bool, np.bool_)) or not isinstance(margin_shaping, (int, float, np.integer,
+                                                                                           np.floating)) \
+                or not np.isfinite(margin_shaping) or margin_shaping < 0:
+            raise ValueError(f"margin_shaping must be a finite number >= 0, got {short_repr(margin_shaping)}")
+        self.margin_shaping = float(margin_shaping)
         self.illegal = illegal
         self.games = BatchedGames(game, num_envs, seed=seed, reward_mode=reward_mode, num_threads=num_threads,
                                   obs_encoding=obs_encoding, **options)
@@ -91,6 +105,8 @@ class SelfPlayVecEnv(VecEnv):
         self.set_opponent(opponent)
         self._seats = np.zeros(self.num_envs, dtype=np.int64)
         self._games_played = np.zeros(self.num_envs, dtype=np.int64)
+        self._margins = np.zeros(self.num_envs, dtype=np.float64)  # learner's margin at its decision now
+        self._scores = np.zeros(g.num_players, dtype=np.float64)
         self._actions: np.ndarray | None = None
 
     # ---- opponents ----------------------------------------------------------------------------
@@ -176,6 +192,12 @@ class SelfPlayVecEnv(VecEnv):
             self._games_played[i] += 1
             self._seats[i] = self._seat_for(self._games_played[i : i + 1])[0]
 
+    def _margin(self, state: np.ndarray, seat: int) -> float:
+        """Seat's score less the best other seat's (``margin_shaping``)."""
+        self.games.game.kernels.scores(state, self._scores)
+        others = np.delete(self._scores, seat)
+        return float(self._scores[seat] - others.max())
+
     # ---- VecEnv API -------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         g = self.games
@@ -185,6 +207,8 @@ class SelfPlayVecEnv(VecEnv):
         self._games_played[:] = 0
         self._seats[:] = self._seat_for(self._games_played)
         self._play_opponents(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), {}, {})
+        if self.margin_shaping:
+            self._margins[:] = [self._margin(g.states[i], int(self._seats[i])) for i in range(self.num_envs)]
         return g.observations.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -193,15 +217,14 @@ class SelfPlayVecEnv(VecEnv):
     def _save(self) -> list[np.ndarray]:
         g = self.games
         saved = [getattr(g, name).copy() for name in _SNAPSHOT]
-        return saved + [self._seats.copy(), self._games_played.copy()]
+        return saved + [self._seats.copy(), self._games_played.copy(), self._margins.copy()]
 
     def _restore(self, saved: list[np.ndarray]) -> None:
         g = self.games
         for name, arr in zip(_SNAPSHOT, saved[: len(_SNAPSHOT)], strict=True):
             getattr(g, name)[...] = arr
         g._encode()  # the scaled observations follow the restored int8 ones
-        self._seats[:] = saved[-2]
-        self._games_played[:] = saved[-1]
+        self._seats[:], self._games_played[:], self._margins[:] = saved[-3:]
 
     def step_wait(self):
         g = self.games
@@ -220,6 +243,12 @@ class SelfPlayVecEnv(VecEnv):
         except BaseException:
             self._restore(saved)
             raise
+        if self.margin_shaping:
+            for i in range(self.num_envs):
+                now = self._margin(g.states[i], int(self._seats[i]))
+                end = self._margin(g.final_states[i], int(learner_seats[i])) if dones[i] else now
+                rewards[i] += np.float32(self.margin_shaping * (end - self._margins[i]))
+                self._margins[i] = now
         infos = [{} for _ in range(self.num_envs)]
         for i, (o, seat) in terminal_obs.items():
             infos[i]["terminal_observation"] = o

@@ -77,6 +77,10 @@ def test_train_args_defaults_and_errors():
         train.parse_args(["--game", "chess"])
     with pytest.raises(SystemExit):
         train.parse_args(["--players", "1"])
+    assert args.margin_shaping == 0.0 and train.parse_args(["--margin-shaping", "0.05"]).margin_shaping == 0.05
+    for bad in ("-1", "nan", "inf"):
+        with pytest.raises(SystemExit):
+            train.parse_args(["--margin-shaping", bad])
 
 
 def test_train_progress_is_a_few_plain_lines_when_the_output_is_not_a_terminal(tmp_path, capsys):

@@ -181,3 +181,48 @@ def test_selfplay_vecenv_stops_an_opponent_that_forfeits_every_game_before_the_l
     venv = SelfPlayVecEnv(game_name, num_envs=2, seed=0, illegal="lose", opponent=cheat, learner_seat=learner)
     with pytest.raises(RuntimeError, match="forfeited .* games in a row"):
         venv.reset()  # the opponent opens every game: without the check this would loop forever
+
+
+def test_margin_shaping_adds_the_change_of_the_learners_score_margin(game_name):
+    """Each learner step's reward is the rank reward plus c x (its margin at its next decision, or at
+    the game's end, less its margin at this one); the games themselves are those of the unshaped env
+    with the same seed and actions."""
+    c = 0.1
+    shaped = SelfPlayVecEnv(game_name, num_envs=3, seed=3, margin_shaping=c)
+    plain = SelfPlayVecEnv(game_name, num_envs=3, seed=3)
+    shaped.reset()
+    plain.reset()
+    g = shaped.games
+    scores = np.zeros(g.num_players)
+
+    def margin(state, seat):
+        g.game.kernels.scores(state, scores)
+        return scores[seat] - max(scores[s] for s in range(g.num_players) if s != seat)
+
+    def margins():
+        return [margin(g.states[i], int(g.current_players[i])) for i in range(3)], g.current_players.copy()
+
+    before, seats = margins()
+    rng = np.random.default_rng(0)
+    ended = np.zeros(3, dtype=bool)
+    shaped_steps = 0
+    for _ in range(3000):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in shaped.action_masks()])
+        _, rewards, dones, _ = shaped.step(actions)
+        _, plain_rewards, plain_dones, _ = plain.step(actions)
+        assert np.array_equal(dones, plain_dones) and np.array_equal(g.states, plain.games.states)
+        for i in range(3):
+            end = margin(g.final_states[i], int(seats[i])) if dones[i] else margin(g.states[i], int(g.current_players[i]))
+            assert rewards[i] == pytest.approx(plain_rewards[i] + c * (end - before[i]), abs=1e-5)
+        shaped_steps += int((rewards != plain_rewards).sum())
+        before, seats = margins()
+        ended |= dones
+        if ended.all():
+            break
+    assert ended.all() and shaped_steps > 0
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "0.1", True, None])
+def test_margin_shaping_refuses_what_is_not_a_finite_non_negative_number(bad):
+    with pytest.raises(ValueError, match="margin_shaping"):
+        SelfPlayVecEnv("calcada", num_envs=2, seed=0, margin_shaping=bad)
