@@ -6,6 +6,7 @@
     python examples/train.py --game calimala            # 3 players (the game's smallest count)
     python examples/train.py --game calcada --obs-encoding scaled   # observations scaled to [0, 1]
     python examples/train.py --game calcada --imitate greedy --timesteps 0   # behaviour cloning only
+    python examples/train.py --game calcada --margin-shaping 0.05   # dense score-margin reward
 
 The learner is one seat per game (rotating over the seats from game to game) of a
 :class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
@@ -28,6 +29,10 @@ value head's squared error against the final reward, and PPO starts from there; 
 agreement on the held-out last tenth of the games is printed before and after the fit.
 ``--timesteps 0`` stops after the imitation (no PPO); ``--imitate-cache x.npz`` saves the collected
 decisions, or loads them when they were collected with the same settings.
+
+``--margin-shaping C`` adds C times the change of the learner's score margin (its score less the
+best other seat's, as ``greedy`` measures it) between its decisions to the rank reward
+(``SelfPlayVecEnv(margin_shaping=C)``).
 
 ``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
 divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
