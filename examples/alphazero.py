@@ -16,6 +16,12 @@ then trains ``--train-steps`` minibatches from the replay buffer (the last ``--b
 positions) on cross-entropy to the visit distribution (over the legal actions) plus the squared
 error of the value.
 
+``--warm-start greedy`` (any agent spec) first lets that agent play ``--warm-start-games`` games
+in every seat and trains ``--warm-start-steps`` minibatches on them (its decisions as one-hot
+policy targets, the rank reward as the value target: AlphaGo's supervised start); the warm
+network is checkpointed as iteration 0 and its positions stay in the replay buffer (size
+``--buffer`` to hold them: ~100 decisions per Calçada game).
+
 After every ``--checkpoint-every`` iterations (and at the end) the checkpoint ``--out`` (default
 ``runs/<game>-az.pt``: weights, optimizer, iteration, config, the generators' states) is written,
 with the replay buffer beside it (``<out>.buffer.npz``), so ``--resume`` continues exactly where
@@ -69,6 +75,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dirichlet-eps", type=float, default=0.25, help="root noise share (0: none)")
     p.add_argument("--temperature-moves", type=int, default=10,
                    help="decisions per game sampled from the visit counts (then the most visited)")
+    p.add_argument("--warm-start", type=str, default=None, metavar="AGENT",
+                   help="before iteration 1, imitate this agent (e.g. greedy) in --warm-start-games games of it "
+                        "against itself: its decisions as the policy target, the rank reward as the value's")
+    p.add_argument("--warm-start-games", type=int, default=256, help="games the --warm-start agent plays")
+    p.add_argument("--warm-start-steps", type=int, default=2000, help="minibatches trained on those games")
     p.add_argument("--eval-games", type=int, default=0, help="arena games against random at the end (0: none)")
     p.add_argument("--threads", type=int, default=1, help="torch and numba threads (0: library defaults)")
     p.add_argument("--no-progress", action="store_true", help="no progress report on stderr")
@@ -81,7 +92,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if not game.min_players <= args.players <= game.max_players:
         p.error(f"--players must be between {game.min_players} and {game.max_players} for {args.game}")
     for name in ("iterations", "simulations", "games_per_iteration", "checkpoint_every", "batch_size",
-                 "train_steps", "buffer"):
+                 "train_steps", "buffer", "warm_start_games", "warm_start_steps"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be positive")
     for name in ("temperature_moves", "eval_games", "threads", "seed"):
@@ -97,6 +108,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--hidden must be comma-separated integers, e.g. 256,256")
     if not args.hidden or min(args.hidden) < 1:
         p.error("--hidden must name at least one positive layer size")
+    if args.warm_start is not None:
+        from gamecore.agents import make_agent
+
+        try:
+            make_agent(args.warm_start, game)
+        except (ValueError, TypeError) as e:
+            p.error(f"--warm-start: {e}")
     if args.out is None:
         args.out = Path("runs") / f"{args.game}-az.pt"
     return args
@@ -190,18 +208,63 @@ def self_play(args: argparse.Namespace, evaluate: Any, rng: np.random.Generator,
             "z": z_game[game_idx, seats].astype(np.float32), "games": g, "decisions": int(moves.sum())}
 
 
+def teacher_seed(args: argparse.Namespace) -> int:
+    """The seed of the --warm-start games (apart from every self-play iteration's deals)."""
+    return args.seed * 1_000_003 + 999_999_937
+
+
+def teacher_play(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """``--warm-start-games`` games of the ``--warm-start`` agent in every seat, side by side:
+    the positions with the agent's decision as a one-hot policy target and the decider's rank
+    reward as the value target (the same record as :func:`self_play`)."""
+    from gamecore.agents import make_agent
+    from gamecore.batched import BatchedGames
+
+    g = args.warm_start_games
+    agent = make_agent(args.warm_start, args.game, seed=seed)
+    games = BatchedGames(args.game, g, num_players=args.players)
+    games.reset(seed=seed)
+    done = np.zeros(g, dtype=bool)
+    rec_obs, rec_pi, rec_mask, rec_game, rec_seat = [], [], [], [], []
+    z_game = np.zeros((g, args.players))
+    decisions = 0
+    while not done.all():
+        rows = np.flatnonzero(~done)
+        masks = games.masks[rows].copy()
+        seats = games.current_players[rows].copy()
+        chosen = agent.act(games.observations[rows], masks, games.states[rows], seats)
+        pi = np.zeros(masks.shape, dtype=np.float32)
+        pi[np.arange(len(rows)), chosen] = 1.0
+        rec_obs.append(games.observations[rows].reshape(len(rows), -1).copy())
+        rec_pi.append(pi)
+        rec_mask.append(masks)
+        rec_game.append(rows)
+        rec_seat.append(seats)
+        actions = np.zeros(g, dtype=np.int64)
+        actions[rows] = chosen
+        _, rewards, dones, _ = games.step(actions, active=~done)
+        decisions += len(rows)
+        finished = np.flatnonzero(dones)
+        z_game[finished] = rewards[finished]
+        done[finished] = True
+    game_idx, seats = np.concatenate(rec_game), np.concatenate(rec_seat)
+    return {"obs": np.concatenate(rec_obs), "pi": np.concatenate(rec_pi), "masks": np.concatenate(rec_mask),
+            "z": z_game[game_idx, seats].astype(np.float32), "games": g, "decisions": decisions}
+
+
 # ---- training ----------------------------------------------------------------------------------
 def train_steps(args: argparse.Namespace, net: Any, optimizer: Any, replay: Replay,
-                rng: np.random.Generator) -> dict[str, float]:
+                rng: np.random.Generator, steps: int | None = None) -> dict[str, float]:
     """``--train-steps`` minibatches: cross-entropy to the visit distribution over the legal
     actions plus the value's squared error; returns the mean losses."""
     import torch
 
     from gamecore.aznet import encode_obs
 
+    steps = args.train_steps if steps is None else steps
     net.train()
     total_p = total_v = 0.0
-    for _ in range(args.train_steps):
+    for _ in range(steps):
         idx = rng.integers(0, replay.size, size=min(args.batch_size, replay.size))
         obs, pi, masks, z = replay.batch(idx)
         logits, v = net(encode_obs(obs))
@@ -213,7 +276,7 @@ def train_steps(args: argparse.Namespace, net: Any, optimizer: Any, replay: Repl
         optimizer.step()
         total_p += loss_p.item()
         total_v += loss_v.item()
-    return {"policy_loss": total_p / args.train_steps, "value_loss": total_v / args.train_steps}
+    return {"policy_loss": total_p / steps, "value_loss": total_v / steps}
 
 
 # ---- checkpoints -------------------------------------------------------------------------------
@@ -225,7 +288,9 @@ def _config(args: argparse.Namespace, obs_len: int, num_actions: int) -> dict[st
             "c_puct": args.c_puct, "games_per_iteration": args.games_per_iteration, "seed": args.seed,
             "lr": args.lr, "weight_decay": args.weight_decay, "batch_size": args.batch_size,
             "train_steps": args.train_steps, "buffer": args.buffer, "dirichlet_alpha": args.dirichlet_alpha,
-            "dirichlet_eps": args.dirichlet_eps, "temperature_moves": args.temperature_moves}
+            "dirichlet_eps": args.dirichlet_eps, "temperature_moves": args.temperature_moves,
+            "warm_start": args.warm_start, "warm_start_games": args.warm_start_games if args.warm_start else 0,
+            "warm_start_steps": args.warm_start_steps if args.warm_start else 0}
 
 
 def buffer_path(out: Path) -> Path:
@@ -302,8 +367,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 replay.load(saved)
         else:
             print(f"--resume: no replay buffer beside {args.out}; starting with an empty one")
-    elif args.snapshots:
-        _save(args, net, optimizer, 0, config, rng, replay)
+    else:
+        if args.warm_start is not None:
+            t1 = time.perf_counter()
+            taught = teacher_play(args, teacher_seed(args))
+            # the buffer's width is --simulations; a one-hot target needs one column
+            replay.add(taught["obs"], taught["pi"], taught["masks"], taught["z"])
+            losses = train_steps(args, net, optimizer, replay, rng, steps=args.warm_start_steps)
+            print(f"warm start: {args.warm_start} played {taught['games']} games ({taught['decisions']} decisions); "
+                  f"{args.warm_start_steps} minibatches: policy loss {losses['policy_loss']:.3f}, value loss "
+                  f"{losses['value_loss']:.3f} ({time.perf_counter() - t1:.1f} s)", flush=True)
+        if args.snapshots or args.warm_start is not None:
+            _save(args, net, optimizer, 0, config, rng, replay)
     print(f"{args.game}, {args.players} players: obs {obs_len}, {num_actions} actions; iterations {start + 1}.."
           f"{args.iterations} of {args.games_per_iteration} games, {args.simulations} simulations per decision")
     evaluate = aznet.make_evaluator(net)

@@ -427,6 +427,55 @@ def test_alphazero_trains_saves_and_resumes_exactly(tmp_path, capsys):
     assert _legal("callisto", state)[agent.act_one(None, _legal("callisto", state), state)]
 
 
+def test_alphazero_warm_start_imitates_the_teacher(tmp_path, capsys):
+    """--warm-start greedy: the teacher's games give one-hot targets on legal decisions (greedy's
+    own choices) and rank-reward values; the warm network, saved as iteration 0, agrees with the
+    teacher on the positions it was trained on far more often than the untrained one."""
+    torch = pytest.importorskip("torch")
+    from gamecore import aznet
+
+    az = load_script("alphazero")
+    for bad in (["--warm-start", "nonsense"], ["--warm-start", "greedy", "--warm-start-games", "0"],
+                ["--warm-start", "mcts:x"]):
+        with pytest.raises(SystemExit):
+            az.parse_args(bad)
+    common = ["--game", "callisto", "--warm-start", "greedy", "--warm-start-games", "3", "--hidden", "64",
+              "--seed", "2", "--no-progress"]
+    args = az.parse_args([*common, "--out", str(tmp_path / "w.pt")])
+    seed = az.teacher_seed(args)
+    taught = az.teacher_play(args, seed)
+    pi, masks = taught["pi"], taught["masks"]
+    assert len(pi) == taught["decisions"] > 0 and np.all(pi.sum(axis=1) == 1)
+    picked = pi.argmax(axis=1)
+    assert np.all(masks[np.arange(len(pi)), picked])
+    assert set(np.unique(taught["z"])) <= {-1.0, 0.0, 1.0}
+    games = BatchedGames("callisto", 3, num_players=2)  # the teacher's first decisions, asked again
+    games.reset(seed=seed)
+    greedy = make_agent("greedy", "callisto", seed=seed)  # the teacher is seeded as its games
+    again = greedy.act(games.observations, games.masks, games.states, games.current_players)
+    assert np.array_equal(again, picked[:3])
+
+    az.main([*common, "--iterations", "1", "--games-per-iteration", "2", "--simulations", "2",
+             "--warm-start-steps", "300", "--batch-size", "64", "--snapshots", "--out", str(tmp_path / "w.pt")])
+    assert "warm start: greedy played 3 games" in capsys.readouterr().out
+
+    def agreement(path):
+        net, _ = aznet.load_network(path)
+        with torch.no_grad():
+            logits, _ = net(aznet.encode_obs(taught["obs"]))
+        logits = logits.numpy()
+        logits[masks == 0] = -np.inf
+        return float(np.mean(logits.argmax(axis=1) == picked))
+
+    cold = aznet.make_network(taught["obs"].shape[1], pi.shape[1], [64])
+    with torch.no_grad():
+        cold_logits = cold(aznet.encode_obs(taught["obs"]))[0].numpy()
+    cold_logits[masks == 0] = -np.inf
+    warm = agreement(az.snapshot_path(tmp_path / "w.pt", 0))
+    cold_agreement = float(np.mean(cold_logits.argmax(axis=1) == picked))
+    assert warm > 0.6 and warm > cold_agreement + 0.3, (warm, cold_agreement)
+
+
 @pytest.mark.slow
 def test_a_short_training_run_beats_its_first_checkpoint(tmp_path):
     """Callisto, 2 players: a few minutes of self-play; the last network, searching as much as the
