@@ -169,30 +169,25 @@ class Replay:
 
 
 # ---- self-play ---------------------------------------------------------------------------------
-def self_play(args: argparse.Namespace, evaluate: Any, rng: np.random.Generator, iteration: int) -> dict[str, Any]:
-    """Play ``--games-per-iteration`` games side by side with the search; returns the positions
-    (obs, visit distributions, masks, value targets) and counts."""
+def play_recorded(args: argparse.Namespace, num_games: int, seed: int, choose: Any) -> dict[str, Any]:
+    """Play ``num_games`` games side by side on the batched path, every decision of every unfinished
+    game chosen by ``choose(games, rows, moves) -> (actions, policy targets)``; returns the positions
+    (observation of the decider, policy target, legal mask, the decider's final rank reward as the
+    value target) and counts."""
     from gamecore.batched import BatchedGames
-    from gamecore.puct import puct_search
 
-    g = args.games_per_iteration
+    g = num_games
     games = BatchedGames(args.game, g, num_players=args.players)
-    games.reset(seed=args.seed * 1_000_003 + iteration * g)  # every iteration deals new games
+    games.reset(seed=seed)
     done = np.zeros(g, dtype=bool)
     moves = np.zeros(g, dtype=np.int64)
     rec_obs, rec_pi, rec_mask, rec_game, rec_seat = [], [], [], [], []
     z_game = np.zeros((g, args.players))
     while not done.all():
         rows = np.flatnonzero(~done)
-        res = puct_search(games.game, games.states[rows], evaluate, args.simulations,
-                          rng.integers(0, 2**62, size=len(rows)), c_puct=args.c_puct,
-                          dirichlet_alpha=args.dirichlet_alpha, dirichlet_eps=args.dirichlet_eps)
-        chosen = res.actions.copy()
-        for k in np.flatnonzero(moves[rows] < args.temperature_moves):  # sample the opening decisions
-            p = res.policy[k]
-            chosen[k] = rng.choice(len(p), p=p / p.sum())
+        chosen, pi = choose(games, rows, moves[rows])
         rec_obs.append(games.observations[rows].reshape(len(rows), -1).copy())
-        rec_pi.append(res.policy.astype(np.float32))
+        rec_pi.append(pi.astype(np.float32))
         rec_mask.append(games.masks[rows].copy())
         rec_game.append(rows)
         rec_seat.append(games.current_players[rows].copy())
@@ -208,48 +203,45 @@ def self_play(args: argparse.Namespace, evaluate: Any, rng: np.random.Generator,
             "z": z_game[game_idx, seats].astype(np.float32), "games": g, "decisions": int(moves.sum())}
 
 
+def self_play(args: argparse.Namespace, evaluate: Any, rng: np.random.Generator, iteration: int) -> dict[str, Any]:
+    """Play ``--games-per-iteration`` games side by side with the search (:func:`play_recorded`;
+    the policy targets are the visit distributions)."""
+    from gamecore.puct import puct_search
+
+    def choose(games, rows, moves):
+        res = puct_search(games.game, games.states[rows], evaluate, args.simulations,
+                          rng.integers(0, 2**62, size=len(rows)), c_puct=args.c_puct,
+                          dirichlet_alpha=args.dirichlet_alpha, dirichlet_eps=args.dirichlet_eps)
+        chosen = res.actions.copy()
+        for k in np.flatnonzero(moves < args.temperature_moves):  # sample the opening decisions
+            p = res.policy[k]
+            chosen[k] = rng.choice(len(p), p=p / p.sum())
+        return chosen, res.policy
+
+    g = args.games_per_iteration
+    return play_recorded(args, g, args.seed * 1_000_003 + iteration * g, choose)  # every iteration: new deals
+
+
 def teacher_seed(args: argparse.Namespace) -> int:
     """The seed of the --warm-start games (apart from every self-play iteration's deals)."""
     return args.seed * 1_000_003 + 999_999_937
 
 
 def teacher_play(args: argparse.Namespace, seed: int) -> dict[str, Any]:
-    """``--warm-start-games`` games of the ``--warm-start`` agent in every seat, side by side:
-    the positions with the agent's decision as a one-hot policy target and the decider's rank
-    reward as the value target (the same record as :func:`self_play`)."""
+    """``--warm-start-games`` games of the ``--warm-start`` agent in every seat (:func:`play_recorded`;
+    the policy target is the agent's decision, one-hot)."""
     from gamecore.agents import make_agent
-    from gamecore.batched import BatchedGames
 
-    g = args.warm_start_games
     agent = make_agent(args.warm_start, args.game, seed=seed)
-    games = BatchedGames(args.game, g, num_players=args.players)
-    games.reset(seed=seed)
-    done = np.zeros(g, dtype=bool)
-    rec_obs, rec_pi, rec_mask, rec_game, rec_seat = [], [], [], [], []
-    z_game = np.zeros((g, args.players))
-    decisions = 0
-    while not done.all():
-        rows = np.flatnonzero(~done)
-        masks = games.masks[rows].copy()
-        seats = games.current_players[rows].copy()
-        chosen = agent.act(games.observations[rows], masks, games.states[rows], seats)
+
+    def choose(games, rows, moves):
+        masks = games.masks[rows]
+        chosen = agent.act(games.observations[rows], masks, games.states[rows], games.current_players[rows])
         pi = np.zeros(masks.shape, dtype=np.float32)
         pi[np.arange(len(rows)), chosen] = 1.0
-        rec_obs.append(games.observations[rows].reshape(len(rows), -1).copy())
-        rec_pi.append(pi)
-        rec_mask.append(masks)
-        rec_game.append(rows)
-        rec_seat.append(seats)
-        actions = np.zeros(g, dtype=np.int64)
-        actions[rows] = chosen
-        _, rewards, dones, _ = games.step(actions, active=~done)
-        decisions += len(rows)
-        finished = np.flatnonzero(dones)
-        z_game[finished] = rewards[finished]
-        done[finished] = True
-    game_idx, seats = np.concatenate(rec_game), np.concatenate(rec_seat)
-    return {"obs": np.concatenate(rec_obs), "pi": np.concatenate(rec_pi), "masks": np.concatenate(rec_mask),
-            "z": z_game[game_idx, seats].astype(np.float32), "games": g, "decisions": decisions}
+        return chosen, pi
+
+    return play_recorded(args, args.warm_start_games, seed, choose)
 
 
 # ---- training ----------------------------------------------------------------------------------
