@@ -25,9 +25,11 @@ Agents, by spec string (:func:`make_agent`)::
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
     ppo:runs/x.zip,sims=200,c=1.25  the model guiding a PUCT search (gamecore.puct) of 200 simulations per
                             decision: its policy's logits are the priors, its value head the leaf values
-    baseline                the game's shipped baseline model (a ppo model in the game package,
-                            ``<package>/baseline/maskppo.zip``; :func:`shipped_baseline`)
-    baseline:sims=200       the shipped model guiding a PUCT search, as ``ppo:...,sims=200``
+    baseline                the game's shipped baseline model (in the game package: a ppo model,
+                            ``<package>/baseline/maskppo.zip``, or an alphazero.py network,
+                            ``<package>/baseline/az.pt``; :func:`shipped_baseline`)
+    baseline:sims=200       the shipped model guiding a PUCT search, as ``ppo:...,sims=200`` (an az
+                            baseline searches anyway: sims is its budget)
     az:runs/x-az.pt         a network saved by examples/alphazero.py guiding a PUCT search (gamecore.puct);
     az:runs/x-az.pt,sims=64,c=1.5   options: simulations per decision (default: the training's), c_puct
 
@@ -448,16 +450,24 @@ AGENT_KINDS = {
 }
 
 
+#: the files a shipped baseline can be, in the order they are looked for
+BASELINE_FILES = ("maskppo.zip", "az.pt")
+
+
 def shipped_baseline(game: str | GameSpec) -> Path | None:
-    """The baseline model shipped in the game's package (``<package>/baseline/maskppo.zip``, with
-    its training command and results in ``baseline/README.md`` beside it), or None where the game
-    has none yet."""
+    """The baseline model shipped in the game's package (``<package>/baseline/maskppo.zip``, a
+    MaskablePPO model, or ``<package>/baseline/az.pt``, an ``examples/alphazero.py`` network; its
+    training command and results in ``baseline/README.md`` beside it), or None where the game has
+    none yet."""
     import importlib
 
     spec = get_game(game)
     package = importlib.import_module(type(spec).__module__.rsplit(".", 1)[0])
-    path = Path(package.__file__).parent / "baseline" / "maskppo.zip"
-    return path if path.is_file() else None
+    for name in BASELINE_FILES:
+        path = Path(package.__file__).parent / "baseline" / name
+        if path.is_file():
+            return path
+    return None
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
@@ -532,7 +542,8 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
             have = [g for g in sorted(GAMES) if shipped_baseline(g) is not None]
             raise ValueError(f"baseline: no baseline model is shipped for {get_game(game).name} yet (shipped for: "
                              f"{', '.join(have) or 'none'}); train one with examples/train.py and use ppo:<path>")
-        agent = PPOAgent(game, path, seed, sims=options.get("sims"), c=options.get("c"))
+        kind_of = AZAgent if path.suffix == ".pt" else PPOAgent
+        agent = kind_of(game, path, seed, sims=options.get("sims"), c=options.get("c"))
         agent.spec = "baseline" + _options_suffix({"sims": (options.get("sims"), None),
                                                    "c": (options.get("c"), None)})
         return agent

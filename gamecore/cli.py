@@ -428,18 +428,22 @@ def cmd_tables(args: argparse.Namespace) -> str:
         model = args.models / f"{spec.name}_maskppo.zip"
         if model.is_file():
             agents.append(f"ppo:{model.as_posix()}")
-        baseline = shipped_baseline(spec.name) is not None
-        has_sb3 = importlib.util.find_spec("sb3_contrib") is not None  # ppo models need the train extra
-        if baseline and has_sb3:
+        shipped = shipped_baseline(spec.name)
+        baseline = shipped is not None
+        # a ppo baseline needs sb3-contrib (the train extra), an az one torch
+        needs = "sb3_contrib" if baseline and shipped.suffix == ".zip" else "torch"
+        can_load = baseline and importlib.util.find_spec(needs) is not None
+        if can_load:
             agents.append("baseline")
-        agents += [a for a in args.extra if (baseline and has_sb3) or parse_spec(a)[0] != "baseline"]
+        agents += [a for a in args.extra if can_load or parse_spec(a)[0] != "baseline"]
         run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
         summary = arena.summarize(run)
         table = arena.format_table(summary)
         if not model.is_file():
             table += f"\n\n(no trained model at `{model.as_posix()}`: run `python examples/train.py --game {name}`)"
         if baseline and "baseline" not in agents:
-            table += "\n\n(the shipped `baseline` left out: it needs sb3-contrib, the `train` extra)"
+            table += (f"\n\n(the shipped `baseline` left out: it needs {needs.replace('_', '-')}, the `train` "
+                      "extra)")
         print(table + f"\n({summary['seconds']:.0f} s)\n", flush=True)
         blocks.append(table)
         if args.json_dir:

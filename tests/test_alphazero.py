@@ -392,6 +392,24 @@ def test_the_shipped_baseline_guides_a_search_in_the_arena():
     assert run.agents[0] == "baseline:sims=3" and len(run.results) >= 2
 
 
+def test_an_alphazero_network_can_be_the_shipped_baseline(tmp_path, monkeypatch):
+    """A game whose package ships ``baseline/az.pt`` plays it as ``baseline`` (an az agent:
+    ``baseline:sims=N`` is its budget)."""
+    pytest.importorskip("torch")
+    import gamecore.agents as agents
+
+    az = load_script("alphazero")
+    out = tmp_path / "az.pt"
+    az.main(["--game", "callisto", "--iterations", "1", "--games-per-iteration", "2", "--simulations", "3",
+             "--train-steps", "1", "--batch-size", "16", "--hidden", "8", "--no-progress", "--out", str(out)])
+    monkeypatch.setattr(agents, "shipped_baseline", lambda game: out)
+    agent = make_agent("baseline:sims=5", "callisto", seed=0)
+    assert isinstance(agent, AZAgent) and agent.sims == 5 and agent.spec == "baseline:sims=5"
+    assert make_agent("baseline", "callisto", seed=0).sims == 3  # the training's budget
+    state = callisto_gap()
+    assert _legal("callisto", state)[agent.act_one(None, _legal("callisto", state), state)]
+
+
 # ---- examples/alphazero.py -----------------------------------------------------------------------------------
 def test_alphazero_args_defaults_and_errors():
     az = load_script("alphazero")

@@ -72,8 +72,9 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
         # every module, those of subpackages too (Cultivo's and Calimala's rules/ packages)
         modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py")}
         assert modules <= names, sorted(modules - names)
-        if (ROOT / package / "baseline" / "maskppo.zip").is_file():  # the shipped baseline, and what it is
-            assert {f"{package}/baseline/maskppo.zip", f"{package}/baseline/README.md"} <= names
+        for model in ("maskppo.zip", "az.pt"):  # the shipped baseline, and what it is
+            if (ROOT / package / "baseline" / model).is_file():
+                assert {f"{package}/baseline/{model}", f"{package}/baseline/README.md"} <= names
     assert "callisto_env/baseline/maskppo.zip" in names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()

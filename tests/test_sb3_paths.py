@@ -212,7 +212,10 @@ def test_margin_shaping_adds_the_change_of_the_learners_score_margin(game_name):
         _, plain_rewards, plain_dones, _ = plain.step(actions)
         assert np.array_equal(dones, plain_dones) and np.array_equal(g.states, plain.games.states)
         for i in range(3):
-            end = margin(g.final_states[i], int(seats[i])) if dones[i] else margin(g.states[i], int(g.current_players[i]))
+            if dones[i]:
+                end = margin(g.final_states[i], int(seats[i]))
+            else:
+                end = margin(g.states[i], int(g.current_players[i]))
             assert rewards[i] == pytest.approx(plain_rewards[i] + c * (end - before[i]), abs=1e-5)
         shaped_steps += int((rewards != plain_rewards).sum())
         before, seats = margins()
