@@ -309,17 +309,12 @@ def test_a_saved_maskable_ppo_model_plays_legal_decisions(tmp_path):
         agent(*other.reset())
 
 
-def test_the_baseline_spec_loads_the_shipped_model_or_says_which_games_have_one():
+def test_the_baseline_spec_loads_the_shipped_model_of_every_game():
     from gamecore.agents import shipped_baseline
 
-    shipped = [g for g in GAME_NAMES if shipped_baseline(g) is not None]
-    assert {"calimala", "callisto", "cultivo"} <= set(shipped)  # <package>/baseline/maskppo.zip, its README beside it
     for name in GAME_NAMES:
-        path = shipped_baseline(name)
-        if path is None:
-            with pytest.raises(ValueError, match=f"no baseline model is shipped for {name} yet .*callisto"):
-                make_agent("baseline", name)
-            continue
+        path = shipped_baseline(name)  # <package>/baseline/maskppo.zip or az.pt, its README beside it
+        assert path is not None, name
         assert (path.parent / "README.md").is_file() and path.name in ("maskppo.zip", "az.pt")
         pytest.importorskip("sb3_contrib" if path.suffix == ".zip" else "torch")
         agent = make_agent("baseline", name, seed=0)
@@ -332,3 +327,12 @@ def test_the_baseline_spec_loads_the_shipped_model_or_says_which_games_have_one(
             obs, _, _, masks = games.step(actions)
     with pytest.raises(ValueError, match="baseline takes no argument"):
         make_agent("baseline:runs/x.zip", "callisto")
+
+
+def test_the_baseline_spec_of_a_game_without_one_says_which_games_have_one(monkeypatch):
+    import gamecore.agents as agents
+
+    shipped = agents.shipped_baseline
+    monkeypatch.setattr(agents, "shipped_baseline", lambda g: None if g == "calcada" else shipped(g))
+    with pytest.raises(ValueError, match="no baseline model is shipped for calcada yet .*callisto"):
+        make_agent("baseline", "calcada")
