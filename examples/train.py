@@ -34,6 +34,11 @@ decisions, or loads them when they were collected with the same settings.
 best other seat's, as ``greedy`` measures it) between its decisions to the rank reward
 (``SelfPlayVecEnv(margin_shaping=C)``).
 
+``--init PATH`` starts from a saved model of the same game, players, encoding and network (its
+weights, and its Adam state where the file kept one; the shipped baselines' was reset), so a recipe
+that needs longer continues from its last checkpoint: ``--init cultivo_env/baseline/maskppo.zip
+--timesteps 1000000 --greedy-prob 0.5``. The opponent pool starts empty again.
+
 ``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
 divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
 model remembers it (its observation space), and the arena's ``ppo:`` agent scales for it.
@@ -145,6 +150,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="an .npz file for the collected decisions: loaded when it holds decisions collected "
                    "with the same teacher, game, players, budget, random share, games side by side and seed, "
                    "else collected and saved there (the observations are stored int8: any --obs-encoding)")
+    p.add_argument("--init", type=Path, default=None, metavar="PATH",
+                   help="start from the weights (and the Adam state, where it was kept) of a model saved by this "
+                        "script for the same game, players, encoding and --net-arch, e.g. a shipped baseline: "
+                        "a recipe that needs longer continues from its last checkpoint")
     p.add_argument("--device", default="cpu", help="torch device")
     p.add_argument(
         "--threads",
@@ -196,6 +205,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             args.imitate_random = 0.05
         elif not 0.0 <= args.imitate_random < 1.0:
             p.error("--imitate-random must be in [0, 1)")
+    if args.init is not None and not args.init.is_file():
+        p.error(f"--init: no model at {args.init}")
     if args.opponent_update < 0:
         p.error("--opponent-update must be >= 0")
     if not 0.0 <= args.random_prob <= 1.0:
@@ -516,6 +527,23 @@ def held_out_rows(games: np.ndarray, share: float = 0.1) -> tuple[np.ndarray, np
     return np.flatnonzero(~held), np.flatnonzero(held)
 
 
+def start_from(model: Any, path: Path, device: str) -> None:
+    """Copy the policy weights and the optimizer state of the model saved at ``path`` into ``model``
+    (SystemExit naming the difference where the two networks do not match)."""
+    from sb3_contrib import MaskablePPO
+
+    src = MaskablePPO.load(path, device=device)
+    if src.observation_space != model.observation_space or src.action_space != model.action_space:
+        raise SystemExit(f"--init: {path} was trained on observations {src.observation_space} and actions "
+                         f"{src.action_space}, not this run's {model.observation_space} and {model.action_space}")
+    mine, theirs = model.policy.state_dict(), src.policy.state_dict()
+    if {k: tuple(v.shape) for k, v in mine.items()} != {k: tuple(v.shape) for k, v in theirs.items()}:
+        raise SystemExit(f"--init: {path} has another network than this run's --net-arch")
+    model.policy.load_state_dict(theirs)
+    model.policy.optimizer.load_state_dict(src.policy.optimizer.state_dict())
+    print(f"starting from {path} ({src.num_timesteps} decisions trained)")
+
+
 def imitate(model: Any, args: argparse.Namespace, encoder: Any) -> dict[str, Any]:
     """Behaviour cloning of ``args.imitate`` into ``model.policy`` before PPO (see the module
     docstring): collect (or load ``--imitate-cache``), report the held-out agreement, fit, report
@@ -688,6 +716,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     callbacks = [selfplay]
     if not args.no_progress:
         callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
+    if args.init is not None:
+        start_from(model, args.init, args.device)
     imitation = imitate(model, args, venv.games.encoder) if args.imitate is not None else None
     t0 = time.perf_counter()
     if args.timesteps > 0:

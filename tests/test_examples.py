@@ -64,6 +64,33 @@ def test_train_main_smoke(tmp_path, capsys):
     assert model.action_space.n == 3500
 
 
+def test_train_init_starts_from_a_saved_model_and_refuses_another_network(tmp_path, capsys):
+    """--init PATH: the run starts from that model's weights and Adam state (a longer recipe goes on
+    from its last checkpoint); a model of another game or network is refused before training."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    train = load_script("train")
+    small = "--envs 4 --n-steps 32 --batch-size 64 --opponent-update 128 --eval-games 2 --no-progress"
+    first = tmp_path / "first.zip"
+    train.main(["--timesteps", "128", *small.split(), "--out", str(first)])
+    cont = tmp_path / "cont.zip"
+    train.main(["--timesteps", "128", "--lr", "0", "--init", str(first), *small.split(), "--out", str(cont)])
+    assert f"starting from {first}" in capsys.readouterr().out
+    a = MaskablePPO.load(first, device="cpu").policy.state_dict()
+    b = MaskablePPO.load(cont, device="cpu").policy.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)  # learning rate 0: the weights it started from
+    with pytest.raises(SystemExit, match="another network"):
+        train.main(["--timesteps", "128", "--net-arch", "8", "--init", str(first), *small.split(),
+                    "--out", str(tmp_path / "x.zip")])
+    with pytest.raises(SystemExit, match="observations"):
+        train.main(["--game", "calcada", "--timesteps", "128", "--init", str(first), *small.split(),
+                    "--out", str(tmp_path / "y.zip")])
+    with pytest.raises(SystemExit):
+        train.parse_args(["--init", str(tmp_path / "missing.zip")])
+
+
 def test_train_args_defaults_and_errors():
     train = load_script("train")
     args = train.parse_args([])
