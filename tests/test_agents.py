@@ -310,12 +310,12 @@ def test_a_saved_maskable_ppo_model_plays_legal_decisions(tmp_path):
 
 
 def test_the_baseline_spec_loads_the_shipped_model_of_every_game():
-    from gamecore.agents import shipped_baseline
+    from gamecore.agents import BASELINE_FILES, shipped_baseline
 
     for name in GAME_NAMES:
         path = shipped_baseline(name)  # <package>/baseline/maskppo.zip or az.pt, its README beside it
         assert path is not None, name
-        assert (path.parent / "README.md").is_file() and path.name in ("maskppo.zip", "az.pt")
+        assert (path.parent / "README.md").is_file() and path.name in BASELINE_FILES
         pytest.importorskip("sb3_contrib" if path.suffix == ".zip" else "torch")
         agent = make_agent("baseline", name, seed=0)
         assert agent.spec == "baseline" and agent.needs_state == (path.suffix == ".pt")  # az: a search

@@ -477,20 +477,14 @@ def test_alphazero_warm_start_imitates_the_teacher(tmp_path, capsys):
              "--warm-start-steps", "300", "--batch-size", "64", "--snapshots", "--out", str(tmp_path / "w.pt")])
     assert "warm start: greedy played 3 games" in capsys.readouterr().out
 
-    def agreement(path):
-        net, _ = aznet.load_network(path)
+    def agreement(net):
         with torch.no_grad():
-            logits, _ = net(aznet.encode_obs(taught["obs"]))
-        logits = logits.numpy()
+            logits = net(aznet.encode_obs(taught["obs"]))[0].numpy()
         logits[masks == 0] = -np.inf
         return float(np.mean(logits.argmax(axis=1) == picked))
 
-    cold = aznet.make_network(taught["obs"].shape[1], pi.shape[1], [64])
-    with torch.no_grad():
-        cold_logits = cold(aznet.encode_obs(taught["obs"]))[0].numpy()
-    cold_logits[masks == 0] = -np.inf
-    warm = agreement(az.snapshot_path(tmp_path / "w.pt", 0))
-    cold_agreement = float(np.mean(cold_logits.argmax(axis=1) == picked))
+    warm = agreement(aznet.load_network(az.snapshot_path(tmp_path / "w.pt", 0))[0])
+    cold_agreement = agreement(aznet.make_network(taught["obs"].shape[1], pi.shape[1], [64]))
     assert warm > 0.6 and warm > cold_agreement + 0.3, (warm, cold_agreement)
 
 

@@ -58,6 +58,8 @@ def test_every_package_is_typed(package):
 
 @pytest.mark.slow
 def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
+    from gamecore.agents import BASELINE_FILES
+
     # build isolation: pip fetches the build backend pyproject.toml asks for (a venv's own setuptools
     # may be too old, or lack the wheel command)
     build = subprocess.run(
@@ -72,7 +74,7 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
         # every module, those of subpackages too (Cultivo's and Calimala's rules/ packages)
         modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py")}
         assert modules <= names, sorted(modules - names)
-        for model in ("maskppo.zip", "az.pt"):  # the shipped baseline, and what it is
+        for model in BASELINE_FILES:  # the shipped baseline, and what it is
             if (ROOT / package / "baseline" / model).is_file():
                 assert {f"{package}/baseline/{model}", f"{package}/baseline/README.md"} <= names
     assert {"callisto_env/baseline/maskppo.zip", "calcada_env/baseline/az.pt"} <= names
