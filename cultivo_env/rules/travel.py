@@ -90,7 +90,7 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
     """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
     at least 60 int64 of working space (no allocation on the common paths; :func:`pay_feasible`
     works in the rest). ``memo``: the ``keys`` of :func:`new_cache`, whose entries from
-    ``CACHE_SLOTS`` on keep the summaries the exact programme found payable / not payable."""
+    ``MEMO_NFE`` on keep the summaries the exact programme found payable / not payable."""
     e = scratch[0:6]
     f2 = scratch[6:12]
     P = scratch[18:24]
@@ -128,22 +128,22 @@ def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scrat
     # the exact programme, unless an answer of an earlier one decides: fewer obligations never cost
     # more (a way of paying s pays any s' that s dominates, without the means of the obligations
     # left out: the goods of each colour, after the scales, do not grow)
-    nfe = memo[CACHE_SLOTS]
-    nin = memo[CACHE_SLOTS + 1]
+    nfe = memo[MEMO_NFE]
+    nin = memo[MEMO_NIN]
     for i in range(nfe):
-        if dominates(s, memo[CACHE_SLOTS + 2 + i]):
+        if dominates(s, memo[MEMO_FE + i]):
             return True
     for i in range(nin):
-        if dominates(memo[CACHE_SLOTS + 2 + DP_MEMO + i], s):
+        if dominates(memo[MEMO_IN + i], s):
             return False
     P0[YELLOW] = w
     ok = pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
     if ok and nfe < DP_MEMO:
-        memo[CACHE_SLOTS + 2 + nfe] = s
-        memo[CACHE_SLOTS] = nfe + 1
+        memo[MEMO_FE + nfe] = s
+        memo[MEMO_NFE] = nfe + 1
     elif not ok and nin < DP_MEMO:
-        memo[CACHE_SLOTS + 2 + DP_MEMO + nin] = s
-        memo[CACHE_SLOTS + 1] = nin + 1
+        memo[MEMO_IN + nin] = s
+        memo[MEMO_NIN] = nin + 1
     return ok
 
 
@@ -246,26 +246,38 @@ def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first, scr
     return affordable(P, H, stl)
 
 
-#: slots of the feasibility cache of :func:`new_cache`; the programme's answers after them
-CACHE_SLOTS = 256
+#: the ``keys`` array of :func:`new_cache`: ``CACHE_SLOTS`` hash slots (at most ``CACHE_MAX`` of them
+#: used, so a lookup always meets an empty slot soon), then the exact programme's answers (counts
+#: of payable / not payable summaries, then ``DP_MEMO`` of each), then the count of used slots
+CACHE_SLOTS = 1024
+CACHE_MAX = 768
 DP_MEMO = 256
+MEMO_NFE = CACHE_SLOTS
+MEMO_NIN = MEMO_NFE + 1
+MEMO_FE = MEMO_NIN + 1
+MEMO_IN = MEMO_FE + DP_MEMO
+CACHE_N = MEMO_IN + DP_MEMO
+CACHE_KEYS_LEN = CACHE_N + 1
 
 
 @jit
 def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals, scratch) -> bool:
-    """:func:`summary_feasible` with a small open-addressing cache (keys -1 = empty)."""
+    """:func:`summary_feasible` with an open-addressing cache (keys -1 = empty). Once ``CACHE_MAX``
+    slots are used, new answers are not kept (a full table would make every miss walk all of it)."""
     mask = CACHE_SLOTS - 1
     h = np.int64((np.uint64(s) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
-    for _ in range(CACHE_SLOTS):
+    while True:
         if keys[h] == s:
             return vals[h] == 1
         if keys[h] == -1:
-            ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
-            keys[h] = s
-            vals[h] = 1 if ok else 0
-            return ok
+            break
         h = (h + 1) & mask
-    return summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
+    ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
+    if keys[CACHE_N] < CACHE_MAX:
+        keys[h] = s
+        vals[h] = 1 if ok else 0
+        keys[CACHE_N] += 1
+    return ok
 
 
 @jit
@@ -277,51 +289,110 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
     whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
-    first ``stop_after`` when that is not 0). Labels (field, obligations) are expanded breadth first; a label
+    first ``stop_after`` when that is not 0). Labels (field, obligations) are expanded; a label
     whose obligations cannot be paid, or that another label at its field dominates, is dropped, and
-    one not yet expanded is skipped once a new label at its field dominates it.
+    one not yet expanded is skipped once a new label at its field dominates it. Any order of
+    expansion gives the same answer (a dominated label's walks are no cheaper than its dominator's):
+    without a target breadth first; with one, nearest to the target first (the hops left, over
+    the fields not blocked), and a field from which the target cannot be reached is never entered,
+    so a payable walk is usually found without looking at others.
     ``labels``: working space from :func:`new_cache` (grown here if a search needs more).
     """
     n = state[H_NPLAYERS]
     H, scal, stl, cown, bown = pay_context(state, payer)
-    cap = (labels.shape[0] - MAX_FIELDS) // 3
+    cap = (labels.shape[0] - 3 * MAX_FIELDS) // 4
     lab_f = labels[0:cap]
     lab_s = labels[cap: 2 * cap]
     lab_next = labels[2 * cap: 3 * cap]
-    head = labels[3 * cap: 3 * cap + MAX_FIELDS]
+    lab_q = labels[3 * cap: 4 * cap]  # with a target: the next label of the same distance bucket
+    head = labels[4 * cap: 4 * cap + MAX_FIELDS]
+    dist = labels[4 * cap + MAX_FIELDS: 4 * cap + 2 * MAX_FIELDS]
+    bucket = labels[4 * cap + 2 * MAX_FIELDS: 4 * cap + 3 * MAX_FIELDS]
+    nfields = NUM_FIELDS[n]
     for f in range(MAX_FIELDS):
         head[f] = -1
     nl = 0
     nfound = 0
     nfree = 0
-    for f in range(NUM_FIELDS[n]):
+    for f in range(nfields):
         if state[WORKER + f] == 0:
             nfree += 1
+    guided = target >= 0
+    lo = 0  # with a target: no bucket below lo holds a label
+    if guided:
+        # hops to the target over the fields not blocked (breadth first from it; the queue in bucket)
+        for f in range(MAX_FIELDS):
+            dist[f] = MAX_FIELDS
+            bucket[f] = -1
+        dist[target] = 0
+        bucket[0] = target
+        qh = 0
+        qt = 1
+        while qh < qt:
+            u = bucket[qh]
+            qh += 1
+            for d in range(4):
+                v = NEIGH[n, u, d]
+                if v >= 0 and dist[v] == MAX_FIELDS and not (blocked >> np.int64(v)) & np.int64(1):
+                    dist[v] = dist[u] + 1
+                    bucket[qt] = v
+                    qt += 1
+        for f in range(MAX_FIELDS):
+            bucket[f] = -1
+        lo = MAX_FIELDS
     for i in range(nsrc):
-        lab_f[nl] = sources[i]
+        u = sources[i]
+        if guided:
+            # a source may be blocked itself (it is not entered again): one hop more than its
+            # nearest neighbour
+            du = dist[u]
+            for d in range(4):
+                v = NEIGH[n, u, d]
+                if v >= 0 and dist[v] + 1 < du:
+                    du = dist[v] + 1
+            if du >= MAX_FIELDS:
+                continue
+            lab_q[nl] = bucket[du]
+            bucket[du] = nl
+            lo = min(lo, du)
+        lab_f[nl] = u
         lab_s[nl] = s0
-        lab_next[nl] = head[sources[i]]
-        head[sources[i]] = nl
+        lab_next[nl] = head[u]
+        head[u] = nl
         nl += 1
     q = 0
-    while q < nl:
-        u = lab_f[q]
-        s = lab_s[q]
-        q += 1
+    while True:
+        if guided:
+            while lo < MAX_FIELDS and bucket[lo] < 0:
+                lo += 1
+            if lo == MAX_FIELDS:
+                break
+            cur = bucket[lo]
+            bucket[lo] = lab_q[cur]
+            lab_q[cur] = -2  # expanded
+        else:
+            if q >= nl:
+                break
+            cur = q
+            q += 1
+        u = lab_f[cur]
+        s = lab_s[cur]
         if u < 0:
             continue  # a later label at its field dominates it
         for d in range(4):
             v = NEIGH[n, u, d]
             if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
                 continue
+            if guided and dist[v] == MAX_FIELDS:
+                continue  # the target cannot be reached from v
             s1 = s
             if place_of(u) != place_of(v):
                 s1 = summary_canal(s)
                 if s1 < 0:
                     continue
-            endpoint = state[WORKER + v] == 0 and ((target >= 0 and v == target) or (target < 0 and found[v] == 0))
+            endpoint = state[WORKER + v] == 0 and ((guided and v == target) or (not guided and found[v] == 0))
             s2 = summary_pass(state, s1, v, payer)
-            passable = s2 >= 0 and not (target >= 0 and v == target)
+            passable = s2 >= 0 and not (guided and v == target)
             if passable:
                 k = head[v]
                 while k >= 0:
@@ -333,7 +404,7 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 passable = cached_feasible(s2, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)
             # arriving costs less than passing on: feasible if passing on is
             if endpoint and (passable or cached_feasible(s1, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)):
-                if target >= 0:
+                if guided:
                     return 1
                 found[v] = 1
                 nfound += 1
@@ -343,31 +414,38 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 continue
             k = head[v]
             while k >= 0:  # labels at v that the new one dominates need no expanding
-                if lab_f[k] >= 0 and k >= q and dominates(s2, lab_s[k]):
+                pending = lab_q[k] != -2 if guided else k >= q
+                if lab_f[k] >= 0 and pending and dominates(s2, lab_s[k]):
                     lab_f[k] = -1
                 k = lab_next[k]
             if nl >= lab_f.shape[0]:  # full (rarely): grow here, not a call per label
                 lab_f = grow(lab_f, nl + 1)
                 lab_s = grow(lab_s, nl + 1)
                 lab_next = grow(lab_next, nl + 1)
+                lab_q = grow(lab_q, nl + 1)
             lab_f[nl] = v
             lab_s[nl] = s2
             lab_next[nl] = head[v]
             head[v] = nl
+            if guided:
+                lab_q[nl] = bucket[dist[v]]
+                bucket[dist[v]] = nl
+                lo = min(lo, dist[v])
             nl += 1
-    return 0 if target >= 0 else nfound
+    return 0 if guided else nfound
 
 
 @jit
 def new_cache():
     """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
-    keys = np.full(CACHE_SLOTS + 2 + 2 * DP_MEMO, -1, dtype=np.int64)
-    keys[CACHE_SLOTS] = 0  # payable summaries kept, then the others
-    keys[CACHE_SLOTS + 1] = 0
-    vals = np.zeros(256, dtype=np.int8)
+    keys = np.full(CACHE_KEYS_LEN, -1, dtype=np.int64)
+    keys[MEMO_NFE] = 0  # payable summaries kept, then the others
+    keys[MEMO_NIN] = 0
+    keys[CACHE_N] = 0
+    vals = np.zeros(CACHE_SLOTS, dtype=np.int8)
     scratch = np.empty(64 + 2 * 256, dtype=np.int64)  # the pay_feasible rows after the first 64
     scratch[:64] = 0
-    labels = np.empty(3 * 512 + MAX_FIELDS, dtype=np.int64)
+    labels = np.empty(4 * 512 + 3 * MAX_FIELDS, dtype=np.int64)
     return keys, vals, scratch, labels
 
 
@@ -423,14 +501,17 @@ def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int)
         return 0
     w = place_wheat(state[WORKERS_ON_MAP + p] + 1)
     src, k = own_worker_fields(state, p)
+    # the placement wheat alone, paid as summary_feasible pays a travel without obligations: when
+    # that cannot be paid, no travel can (obligations never lower a cost), and no search is needed
+    H, scal, stl, cown, bown = pay_context(state, p)
+    P = np.zeros(NUM_COLOURS, dtype=np.int64)
+    P[YELLOW] = w - (1 if (scal[YELLOW] and w > 1) else 0)
+    if not affordable(P, H, stl):
+        return 0
     if stop_after == 1:
-        H, scal, stl, cown, bown = pay_context(state, p)
-        P = np.zeros(NUM_COLOURS, dtype=np.int64)
-        P[YELLOW] = w - (1 if (scal[YELLOW] and w > 1) else 0)
-        if affordable(P, H, stl):
-            for i in range(k):
-                if free_neighbour_same_village(state, src[i]):
-                    return 1
+        for i in range(k):
+            if free_neighbour_same_village(state, src[i]):
+                return 1
     keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(w), src, np.int64(k), np.int64(0), np.int64(0), np.int64(-1), found,
                          stop_after, keys, vals, scratch, labels)
