@@ -136,26 +136,8 @@ def set_hash(key: np.int64, size: int) -> np.int64:
 
 
 @jit
-def set_room(table: np.ndarray, items: np.ndarray, count: int):
-    """The open-addressing set ``table`` (whose ``count`` keys are listed in ``items``) regrown so
-    that one more key fits (:func:`set_add`): the table doubled and rehashed, ``items`` at least
-    half its size. Called by the inserting loop only when ``set_full`` (rarely); returns both."""
-    size = 2 * table.shape[0]
-    while 2 * (count + 1) > size:
-        size *= 2
-    table = np.full(size, -1, dtype=np.int64)
-    for i in range(count):
-        h = set_hash(items[i], size)
-        while table[h] >= 0:
-            h = (h + 1) & (size - 1)
-        table[h] = items[i]
-    items = grow(items, size // 2)
-    return table, items
-
-
-@jit
 def set_full(table: np.ndarray, count: int) -> bool:
-    """One more key may not fit: :func:`set_room` first."""
+    """One more key may not fit (:func:`set_put`)."""
     return 2 * (count + 1) > table.shape[0]
 
 
@@ -175,12 +157,6 @@ def set_add(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> 
 
 
 @jit
-def new_set():
-    """An empty open-addressing set of int64 keys: (table, the keys in insertion order, count)."""
-    return np.full(16, -1, dtype=np.int64), np.empty(16, dtype=np.int64), 0
-
-
-@jit
 def set_contains(table: np.ndarray, key: np.int64) -> bool:
     size = table.shape[0]
     h = set_hash(key, size)
@@ -189,6 +165,24 @@ def set_contains(table: np.ndarray, key: np.int64) -> bool:
             return True
         h = (h + 1) & (size - 1)
     return False
+
+
+@jit
+def new_table(size: int):
+    """An empty set of room for ``size // 2`` keys: (table, the keys in insertion order)."""
+    return np.full(size, -1, dtype=np.int64), np.empty(size // 2, dtype=np.int64)
+
+
+@jit
+def set_put(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> int:
+    """:func:`set_add`, or -1 when the set may have no room for one more key. The loops that fill a
+    set call this and give up on -1; their caller retries with a bigger table
+    (:func:`new_table`). A loop that regrew its arrays itself (``table, items = <bigger copies>``
+    inside it) would have numba count the references of both at every turn of every enclosing
+    loop: several times the cost of the insertion."""
+    if set_full(table, count):
+        return -1
+    return set_add(table, items, count, key)
 
 
 #: keys of :func:`colour_outcomes`. A label: free cart balance + 64 (7 bits), barges used (6 bits),
@@ -205,13 +199,28 @@ K_B0 = 0x8888  # every stall balance 0
 @jit
 def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
                   cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
+    """The distinct steps of colour c (:func:`deltas_fill`): (keys, how many)."""
+    size = 128
+    while True:
+        table, items = new_table(size)
+        count = deltas_fill(c, p, n, tc, H, scal, stl, cown, bown, nst, G, bu_in, cfix, sub, Dfix, Rfix, work,
+                            table, items)
+        if count >= 0:
+            return items, count
+        size *= 4
+
+
+@jit
+def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
+                cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray, table: np.ndarray,
+                items: np.ndarray) -> int:
     """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
     carted, how often the cart and the barge of c are used, the scales, whether the stall of c
     replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
     Keeps those giving the amounts decided for c (all when c < cfix, those before the pending one
     when c == cfix). For yellow (the last colour: it pays the canals left with wheat) ``bu_in`` is
-    the barges used before it. ``work``: 4 * MAX_PLAYERS int64 of scratch. Returns (keys, how
-    many)."""
+    the barges used before it. ``work``: 4 * MAX_PLAYERS int64 of scratch. Fills the set
+    ``table`` / ``items``; returns how many keys, or -1 when it had no room."""
     m = tc[TC_M]
     w = tc[TC_W]
     ne = tc[c]
@@ -227,7 +236,7 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
     X = work[MAX_PLAYERS: 2 * MAX_PLAYERS]
     XM = work[2 * MAX_PLAYERS: 3 * MAX_PLAYERS]
     tq = work[3 * MAX_PLAYERS: 4 * MAX_PLAYERS]
-    table, items, count = new_set()
+    count = 0
     for te in range(ne + 1):
         while True:  # every split of the fields with other players' workers into carted / not
             carted = te
@@ -292,9 +301,9 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
                                         tag |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << np.int64(8 * rr)
                                 bu_field = bu_in if c == YELLOW else v
                                 key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
-                                if set_full(table, count):
-                                    table, items = set_room(table, items, count)
-                                count = set_add(table, items, count, key)
+                                count = set_put(table, items, count, key)
+                                if count < 0:
+                                    return -1
                             d = 0
                             while d < n:
                                 if X[d] < XM[d]:
@@ -313,7 +322,7 @@ def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bo
                 rr += 1
             if rr >= n:
                 break
-    return items, count
+    return count
 
 
 @jit
@@ -451,6 +460,111 @@ def keep_layer(bl: np.ndarray, bcnt: np.ndarray, nl: int, c: int, back: np.ndarr
 
 
 @jit
+def forward_fill(fwd: np.ndarray, nf: int, dl: np.ndarray, nd: int, n: int, m: int, c: int, fld_ge, cart_ge, rec_ge,
+                 st_ge, table: np.ndarray, nxt: np.ndarray) -> int:
+    """The labels before colour c + 1: each of ``fwd[:nf]`` (before c) plus each step of c, kept
+    when the colours from c + 1 on can still bring its balances back. Fills the set ``table`` /
+    ``nxt``; returns how many, or -1 when it had no room (:func:`set_put`)."""
+    cnt = 0
+    for i in range(nf):
+        for j in range(nd):
+            lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
+            if lab < 0 or (lab // K_B) % K_BU > m:
+                continue
+            fb = lab // (K_B * K_BU) - 64
+            if fb < -fld_ge[c + 1] or (fb > 0 and not cart_ge[c + 1]):
+                continue
+            neg = 0
+            ok = True
+            for d in range(n):
+                x = ((lab >> np.int64(4 * d)) & np.int64(15)) - 8
+                if x < 0:
+                    neg -= x
+                elif x > rec_ge[MAX_PLAYERS * (c + 1) + d]:
+                    ok = False
+            if ok and neg <= st_ge[c + 1]:
+                cnt = set_put(table, nxt, cnt, lab)
+                if cnt < 0:
+                    return -1
+    return cnt
+
+
+@jit
+def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray, nd: int, n: int, nst: int, rec_lt,
+                  st_lt, barge_lt, fld_lt, cart_lt, table: np.ndarray, prv: np.ndarray, cnt: int) -> int:
+    """Add to the set ``table`` / ``prv`` (``cnt`` keys so far) the labels before colour c from
+    which one of its steps ``dl[:nd]`` (for yellow: those with ``bu_in`` barges used before it)
+    reaches a label of ``back[:nb]``, kept when the colours before c can have made them. Returns the
+    new count, or -1 when it had no room (:func:`set_put`)."""
+    # the steps grouped by their stall balances: the balance bounds are tested once a group
+    ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
+    for i in range(nb):
+        lab = back[i]
+        if c == YELLOW and (lab // K_B) % K_BU != 0:
+            continue  # after yellow the barge count is dropped: keep one copy
+        lb = lab % K_B
+        lfb = lab // (K_B * K_BU)
+        lbu = (lab // K_B) % K_BU
+        for g in range(ng):
+            # the label before: lab minus the step
+            db = gdb[g]
+            bv = np.int64(0)
+            ok = True
+            pos = 0
+            for d in range(MAX_PLAYERS):
+                x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
+                if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
+                    ok = False
+                    break
+                if x > 8:
+                    pos += x - 8
+                bv |= x << np.int64(4 * d)
+            if not ok or pos > st_lt[c]:
+                continue
+            for jj in range(gstart[g], gstart[g + 1]):
+                fb = lfb - mfb[jj]
+                if c == YELLOW:
+                    bu = bu_in
+                else:
+                    bu = lbu - mbu[jj]
+                if bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                    continue
+                cnt = set_put(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+                if cnt < 0:
+                    return -1
+    return cnt
+
+
+@jit
+def join_fill(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int, n: int,
+              m: int, bu_in: int, yellow: bool, found: np.ndarray, tuples: np.ndarray, nt: int) -> int:
+    """Add to the set ``found`` / ``tuples`` (``nt`` so far) the tags of the pending colour's steps
+    ``dl[:nd]`` with which a label of ``fwd[:nf]`` reaches the set ``done`` (its keys
+    ``back[:nb]``), in the order of the steps. Returns the new count, or -1 when it had no room."""
+    if nb < nd:
+        # fewer labels after than steps: for each (label before, label after) the one step that
+        # joins them (label_plus inverted), looked up among the steps, then checked as below
+        ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, yellow)
+        for j in range(nd):
+            if ok[j]:
+                nt = set_put(found, tuples, nt, dl[j] % K_TAG)
+                if nt < 0:
+                    return -1
+        return nt
+    for j in range(nd):
+        t = dl[j] % K_TAG
+        if set_contains(found, t):
+            continue
+        for i in range(nf):
+            if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, yellow):
+                nt = set_put(found, tuples, nt, t)
+                if nt < 0:
+                    return -1
+                break
+    return nt
+
+
+@jit
 def colour_outcomes(state: np.ndarray, p: int):
     """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
     payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
@@ -560,88 +674,61 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     for c in range(cfix):
         dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
                                dwork)
-        table, nxt, cnt = new_set()
-        for i in range(nf):
-            for j in range(nd):
-                lab = label_plus(fwd[i], dl[j] // K_TAG, n, False)
-                if lab < 0 or (lab // K_B) % K_BU > m:
-                    continue
-                fb = lab // (K_B * K_BU) - 64
-                if fb < -fld_ge[c + 1] or (fb > 0 and not cart_ge[c + 1]):
-                    continue
-                neg = 0
-                ok = True
-                for d in range(n):
-                    x = ((lab >> np.int64(4 * d)) & np.int64(15)) - 8
-                    if x < 0:
-                        neg -= x
-                    elif x > rec_ge[MAX_PLAYERS * (c + 1) + d]:
-                        ok = False
-                if ok and neg <= st_ge[c + 1]:
-                    if set_full(table, cnt):
-                        table, nxt = set_room(table, nxt, cnt)
-                    cnt = set_add(table, nxt, cnt, lab)
+        size = 64
+        while True:
+            table, nxt = new_table(size)
+            cnt = forward_fill(fwd, nf, dl, nd, n, m, c, fld_ge, cart_ge, rec_ge, st_ge, table, nxt)
+            if cnt >= 0:
+                break
+            size *= 4
         fwd = nxt
         nf = cnt
     # backward: the labels before colour c + 1 from which the rest finishes (for c + 1 = 6: the end)
-    done, back, nb = new_set()
     if bcnt[7] <= cfix + 1:  # kept from a call before: rebuild the set
         off = bcnt[cfix + 1]
-        for i in range(bcnt[8 + cfix + 1]):
-            if set_full(done, nb):
-                done, back = set_room(done, back, nb)
-            nb = set_add(done, back, nb, bl[off + i])
+        nb = bcnt[8 + cfix + 1]
+        size = 64
+        while True:
+            done, back = new_table(size)
+            cnt = 0
+            for i in range(nb):
+                cnt = set_put(done, back, cnt, bl[off + i])
+                if cnt < 0:
+                    break
+            if cnt >= 0:
+                break
+            size *= 4
+        nb = cnt
         lo_c = cfix + 1
     else:
         lo_c = NUM_COLOURS
-    for bu in range(m + 1 if lo_c == NUM_COLOURS else 0):
-        if set_full(done, nb):
-            done, back = set_room(done, back, nb)
-        nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
+        size = 64
+        while 2 * (m + 1) > size:
+            size *= 2
+        done, back = new_table(size)
+        nb = 0
+        for bu in range(m + 1):
+            nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
     nl = 0
     if lo_c == NUM_COLOURS:
         bl, nl = keep_layer(bl, bcnt, nl, NUM_COLOURS, back, nb)
     for c in range(lo_c - 1, cfix, -1):
-        table, prv, cnt = new_set()
-        for bu_in in range(m + 1 if c == YELLOW else 1):
-            dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
-                                   Rfix, dwork)
-            # the steps grouped by their stall balances: the balance bounds are tested once a group
-            ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
-            for i in range(nb):
-                lab = back[i]
-                if c == YELLOW and (lab // K_B) % K_BU != 0:
-                    continue  # after yellow the barge count is dropped: keep one copy
-                lb = lab % K_B
-                lfb = lab // (K_B * K_BU)
-                lbu = (lab // K_B) % K_BU
-                for g in range(ng):
-                    # the label before: lab minus the step
-                    db = gdb[g]
-                    bv = np.int64(0)
-                    ok = True
-                    pos = 0
-                    for d in range(MAX_PLAYERS):
-                        x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
-                        if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
-                            ok = False
-                            break
-                        if x > 8:
-                            pos += x - 8
-                        bv |= x << np.int64(4 * d)
-                    if not ok or pos > st_lt[c]:
-                        continue
-                    for jj in range(gstart[g], gstart[g + 1]):
-                        fb = lfb - mfb[jj]
-                        if c == YELLOW:
-                            bu = bu_in
-                        else:
-                            bu = lbu - mbu[jj]
-                        if bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
-                            continue
-                        if set_full(table, cnt):
-                            table, prv = set_room(table, prv, cnt)
-                        cnt = set_add(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
+        size = 64
+        while size < nb:
+            size *= 2
+        while True:
+            table, prv = new_table(size)
+            cnt = 0
+            for bu_in in range(m + 1 if c == YELLOW else 1):
+                dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
+                                       Dfix, Rfix, dwork)
+                cnt = backward_fill(back, nb, c, bu_in, dl, nd, n, nst, rec_lt, st_lt, barge_lt, fld_lt, cart_lt,
+                                    table, prv, cnt)
+                if cnt < 0:
+                    break
+            if cnt >= 0:
+                break
+            size *= 4
         done = table
         back = prv
         nb = cnt
@@ -649,31 +736,19 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     if lo_c == NUM_COLOURS:
         bcnt[7] = cfix + 1
     # the pending colour's steps joining the two
-    found, tuples, nt = new_set()
-    for bu_in in range(m + 1 if cfix == YELLOW else 1):
-        dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
-                               Rfix, dwork)
-        if nb < nd:
-            # fewer labels after than steps: for each (label before, label after) the one step that
-            # joins them (label_plus inverted), looked up among the steps, then checked as below
-            ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW)
-            for j in range(nd):
-                if ok[j]:
-                    t = dl[j] % K_TAG
-                    if set_full(found, nt):
-                        found, tuples = set_room(found, tuples, nt)
-                    nt = set_add(found, tuples, nt, t)
-            continue
-        for j in range(nd):
-            t = dl[j] % K_TAG
-            if set_contains(found, t):
-                continue
-            for i in range(nf):
-                if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, cfix == YELLOW):
-                    if set_full(found, nt):
-                        found, tuples = set_room(found, tuples, nt)
-                    nt = set_add(found, tuples, nt, t)
-                    break
+    size = 16
+    while True:
+        found, tuples = new_table(size)
+        nt = 0
+        for bu_in in range(m + 1 if cfix == YELLOW else 1):
+            dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
+                                   Dfix, Rfix, dwork)
+            nt = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt)
+            if nt < 0:
+                break
+        if nt >= 0:
+            break
+        size *= 4
     return tuples, nt, bl, bcnt
 
 

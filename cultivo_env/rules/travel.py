@@ -24,7 +24,7 @@ from cultivo_env.layout import (
     WORKERS_ON_MAP,
     YELLOW,
 )
-from cultivo_env.rules.accessors import bit, grow, pay_context, place_of, place_wheat
+from cultivo_env.rules.accessors import bit, pay_context, place_of, place_wheat
 from cultivo_env.rules.payment import affordable, pay_feasible
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import jit
@@ -280,6 +280,10 @@ def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, 
     return ok
 
 
+#: :func:`search_labels` ran out of label room
+SEARCH_FULL = -1
+
+
 @jit
 def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
                   blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
@@ -289,18 +293,38 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
     whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
-    first ``stop_after`` when that is not 0). Labels (field, obligations) are expanded; a label
-    whose obligations cannot be paid, or that another label at its field dominates, is dropped, and
-    one not yet expanded is skipped once a new label at its field dominates it. Any order of
-    expansion gives the same answer (a dominated label's walks are no cheaper than its dominator's):
-    without a target breadth first; with one, nearest to the target first (the hops left, over
-    the fields not blocked), and a field from which the target cannot be reached is never entered,
-    so a payable walk is usually found without looking at others.
-    ``labels``: working space from :func:`new_cache` (grown here if a search needs more).
+    first ``stop_after`` when that is not 0). :func:`search_labels` searches; a search that needs
+    more labels than ``labels`` (working space from :func:`new_cache`) holds runs again with more
+    room (rarely; here, so that the search's loop never reassigns an array: numba would count
+    references at every turn of it).
+    """
+    r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, keys, vals, scratch,
+                      labels)
+    size = labels.shape[0]
+    while r == SEARCH_FULL:
+        size = 4 * size
+        r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, keys, vals,
+                          scratch, np.empty(size, dtype=np.int64))
+    return r
+
+
+@jit
+def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
+                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
+                  labels) -> int:
+    """:func:`travel_search` in the room of ``labels``, or :data:`SEARCH_FULL` (``found`` as it was).
+
+    Labels (field, obligations) are expanded; a label whose obligations cannot be paid, or that
+    another label at its field dominates, is dropped, and one not yet expanded is skipped once a new
+    label at its field dominates it. Any order of expansion gives the same answer (a dominated
+    label's walks are no cheaper than its dominator's): without a target breadth first; with one,
+    nearest to the target first (the hops left, over the fields not blocked), and a field from
+    which the target cannot be reached is never entered, so a payable walk is usually found without
+    looking at others.
     """
     n = state[H_NPLAYERS]
     H, scal, stl, cown, bown = pay_context(state, payer)
-    cap = (labels.shape[0] - 3 * MAX_FIELDS) // 4
+    cap = (labels.shape[0] - 4 * MAX_FIELDS) // 4
     lab_f = labels[0:cap]
     lab_s = labels[cap: 2 * cap]
     lab_next = labels[2 * cap: 3 * cap]
@@ -308,6 +332,7 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     head = labels[4 * cap: 4 * cap + MAX_FIELDS]
     dist = labels[4 * cap + MAX_FIELDS: 4 * cap + 2 * MAX_FIELDS]
     bucket = labels[4 * cap + 2 * MAX_FIELDS: 4 * cap + 3 * MAX_FIELDS]
+    marked = labels[4 * cap + 3 * MAX_FIELDS: 4 * cap + 4 * MAX_FIELDS]  # the fields set in found
     nfields = NUM_FIELDS[n]
     for f in range(MAX_FIELDS):
         head[f] = -1
@@ -407,6 +432,7 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 if guided:
                     return 1
                 found[v] = 1
+                marked[nfound] = v
                 nfound += 1
                 if nfound == nfree or (stop_after > 0 and nfound >= stop_after):
                     return nfound
@@ -418,11 +444,10 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 if lab_f[k] >= 0 and pending and dominates(s2, lab_s[k]):
                     lab_f[k] = -1
                 k = lab_next[k]
-            if nl >= lab_f.shape[0]:  # full (rarely): grow here, not a call per label
-                lab_f = grow(lab_f, nl + 1)
-                lab_s = grow(lab_s, nl + 1)
-                lab_next = grow(lab_next, nl + 1)
-                lab_q = grow(lab_q, nl + 1)
+            if nl >= cap:  # full (rarely): found as it was, and the caller retries with more room
+                for i in range(nfound):
+                    found[marked[i]] = 0
+                return SEARCH_FULL
             lab_f[nl] = v
             lab_s[nl] = s2
             lab_next[nl] = head[v]
@@ -445,7 +470,7 @@ def new_cache():
     vals = np.zeros(CACHE_SLOTS, dtype=np.int8)
     scratch = np.empty(64 + 2 * 256, dtype=np.int64)  # the pay_feasible rows after the first 64
     scratch[:64] = 0
-    labels = np.empty(4 * 512 + 3 * MAX_FIELDS, dtype=np.int64)
+    labels = np.empty(4 * 1024 + 4 * MAX_FIELDS, dtype=np.int64)
     return keys, vals, scratch, labels
 
 
