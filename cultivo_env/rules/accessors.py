@@ -78,22 +78,24 @@ def copy_range(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, k: int) -
 
 
 @jit
+def write_context(state: np.ndarray, p: int, out: np.ndarray, off: int) -> None:
+    """The payer's goods, own scales and stalls, and the owner of each colour's cart and barge, six
+    of each, into ``out[off:off + 30]``."""
+    for c in range(NUM_COLOURS):
+        out[off + c] = goods(state, p, c)
+        out[off + 6 + c] = 1 if state[EQUIP_LOC + NUM_COLOURS * SCALES + c] == LOC_OWNED + p else 0
+        out[off + 12 + c] = 1 if state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p else 0
+        out[off + 18 + c] = owner(state, NUM_COLOURS * CART + c)
+        out[off + 24 + c] = owner(state, NUM_COLOURS * BARGE + c)
+
+
+@jit
 def pay_context(state: np.ndarray, p: int):
     """The payer's goods, own scales and stalls, and the owner of each colour's cart and barge
-    (views of one small array)."""
+    (views of one small array: :func:`write_context`)."""
     ctx = np.empty(5 * NUM_COLOURS, dtype=np.int64)
-    H = ctx[0:6]
-    scal = ctx[6:12]
-    stl = ctx[12:18]
-    cown = ctx[18:24]
-    bown = ctx[24:30]
-    for c in range(NUM_COLOURS):
-        H[c] = goods(state, p, c)
-        scal[c] = 1 if state[EQUIP_LOC + NUM_COLOURS * SCALES + c] == LOC_OWNED + p else 0
-        stl[c] = 1 if state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p else 0
-        cown[c] = owner(state, NUM_COLOURS * CART + c)
-        bown[c] = owner(state, NUM_COLOURS * BARGE + c)
-    return H, scal, stl, cown, bown
+    write_context(state, p, ctx, 0)
+    return ctx[0:6], ctx[6:12], ctx[12:18], ctx[18:24], ctx[24:30]
 
 
 @jit

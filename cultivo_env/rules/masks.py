@@ -60,7 +60,7 @@ from cultivo_env.rules.outcomes import amount_values
 from cultivo_env.rules.travel import (
     free_neighbour_same_village,
     move_targets,
-    new_cache,
+    new_ws,
     origin_ok,
     own_worker_fields,
     place_targets,
@@ -111,10 +111,10 @@ def mask_action(state: np.ndarray, mask: np.ndarray) -> int:
             move_ok = True
             break
     if not move_ok:
-        keys, vals, scratch, labels = new_cache()
+        ws = new_ws()
         for i in range(k):
             found[:] = 0
-            if move_targets(state, p, src[i], found, np.int64(1), keys, vals, scratch, labels) > 0:
+            if move_targets(state, p, src[i], found, np.int64(1), ws) > 0:
                 move_ok = True
                 break
     if move_ok:
@@ -148,8 +148,7 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
         if ph == PH_PLACE_TARGET:
             place_targets(state, p, found, limit)
         else:
-            keys, vals, scratch, labels = new_cache()
-            move_targets(state, p, state[MOVER], found, limit, keys, vals, scratch, labels)
+            move_targets(state, p, state[MOVER], found, limit, new_ws())
         for f in range(nf):
             if found[f]:
                 mask[A_FIELD + f] = 1
@@ -157,12 +156,12 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
         return count
     if ph == PH_STEP:
         cur = state[PATH + state[PATH_N] - 1]
-        keys, vals, scratch, labels = new_cache()
+        ws = new_ws()
         for d in range(4):
             v = NEIGH[n, cur, d]
             if v < 0 or (state[VISITED] >> np.int64(v)) & np.int64(1):
                 continue
-            if step_ok(state, p, v, keys, vals, scratch, labels):
+            if step_ok(state, p, v, ws):
                 mask[A_FIELD + v] = 1
                 count += 1
                 if limit > 0 and count >= limit:
@@ -170,13 +169,13 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
         return count
     found = np.zeros(MAX_FIELDS, dtype=np.int8)
     src, k = own_worker_fields(state, p)
-    keys, vals, scratch, labels = new_cache()
+    ws = new_ws()
     for i in range(k):
         if ph == PH_ORIGIN:
-            ok = origin_ok(state, p, src[i], keys, vals, scratch, labels)
+            ok = origin_ok(state, p, src[i], ws)
         else:
             found[:] = 0
-            ok = move_targets(state, p, src[i], found, np.int64(1), keys, vals, scratch, labels) > 0
+            ok = move_targets(state, p, src[i], found, np.int64(1), ws) > 0
         if ok:
             mask[A_FIELD + src[i]] = 1
             count += 1

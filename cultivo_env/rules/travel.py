@@ -24,8 +24,8 @@ from cultivo_env.layout import (
     WORKERS_ON_MAP,
     YELLOW,
 )
-from cultivo_env.rules.accessors import bit, pay_context, place_of, place_wheat
-from cultivo_env.rules.payment import affordable, pay_feasible
+from cultivo_env.rules.accessors import bit, grow, pay_context, place_of, place_wheat, write_context
+from cultivo_env.rules.payment import affordable, pay_feasible, stall_score
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import jit
 
@@ -85,80 +85,140 @@ def dominates(a: np.int64, b: np.int64) -> bool:
     return (((bo | S_GUARD) - ao) & S_GUARD) == S_GUARD
 
 
+# ---- the travel workspace ---------------------------------------------------------------------
+#: One int64 array (:func:`new_ws`) holds what the searches of one mask share, at fixed offsets, so
+#: that the hot functions take one array instead of a dozen (numba counts the references of every
+#: array a function binds or slices, and those counts cost more than the arithmetic here): the
+#: payer's context (goods, own scales and stalls, the owner of each cart and barge), a travel's
+#: obligations per colour (fields without / with another player's worker), the goods owed, the
+#: greedy test's rows, :func:`pay_feasible`'s working rows, the feasibility cache (``CACHE_SLOTS``
+#: hash slots, at most ``CACHE_MAX`` of them used, so a lookup always meets an empty slot soon; the
+#: exact programme's answers: counts of payable / not payable summaries, then ``DP_MEMO`` of each;
+#: the count of used slots; the answers of the slots) and, last, the search's labels.
+WS_H = 0
+WS_SCAL = 6
+WS_STL = 12
+WS_COWN = 18
+WS_BOWN = 24
+WS_E = 30
+WS_F = 36
+WS_P = 42
+WS_P0 = 48
+WS_GP = 54
+WS_GSP = 60
+WS_DPW = 66
+DPW_LEN = 18 + 2 * 256  # pay_feasible's scratch and its two rows, when they fit
+CACHE_SLOTS = 1024
+CACHE_MAX = 768
+DP_MEMO = 256
+WS_KEYS = WS_DPW + DPW_LEN
+MEMO_NFE = WS_KEYS + CACHE_SLOTS
+MEMO_NIN = MEMO_NFE + 1
+MEMO_FE = MEMO_NIN + 1
+MEMO_IN = MEMO_FE + DP_MEMO
+CACHE_N = MEMO_IN + DP_MEMO
+WS_VALS = CACHE_N + 1
+WS_LAB = WS_VALS + CACHE_SLOTS
+#: labels a new workspace has room for (:func:`travel_search` retries with more when a search needs them)
+WS_LABELS = 1024
+WS_LEN = WS_LAB + 4 * WS_LABELS + 4 * MAX_FIELDS
+
+
 @jit
-def summary_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, scratch, memo) -> bool:
-    """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? ``scratch``:
-    at least 60 int64 of working space (no allocation on the common paths; :func:`pay_feasible`
-    works in the rest). ``memo``: the ``keys`` of :func:`new_cache`, whose entries from
-    ``MEMO_NFE`` on keep the summaries the exact programme found payable / not payable."""
-    e = scratch[0:6]
-    f2 = scratch[6:12]
-    P = scratch[18:24]
-    P0 = scratch[24:30]
+def new_ws() -> np.ndarray:
+    """An empty travel workspace: the cache empty, the rest written before it is read."""
+    ws = np.empty(WS_LEN, dtype=np.int64)
+    for i in range(WS_KEYS, WS_KEYS + CACHE_SLOTS):
+        ws[i] = -1
+    ws[MEMO_NFE] = 0
+    ws[MEMO_NIN] = 0
+    ws[CACHE_N] = 0
+    return ws
+
+
+@jit
+def ws_affordable(ws: np.ndarray, po: int) -> bool:
+    """:func:`affordable` of the goods owed at ``ws[po:po + 6]`` from the payer's goods and stalls."""
+    total = 0
+    for c in range(NUM_COLOURS):
+        total += stall_score(ws[po + c], ws[WS_H + c], ws[WS_STL + c])
+    return total >= 0
+
+
+@jit
+def summary_feasible(s: np.int64, w: int, ws: np.ndarray, payer: int) -> bool:
+    """Can a travel with obligations ``s`` (and ``w`` placement wheat) be paid at all? Works in the
+    workspace ``ws`` (the payer's context loaded), whose memo keeps the summaries the exact
+    programme found payable / not payable."""
     nfields = 0
     for c in range(NUM_COLOURS):
-        e[c] = field_bits(s, np.int64(4 * c))
-        f2[c] = field_bits(s, np.int64(S_FOREIGN + 4 * c))
-        nfields += e[c] + f2[c]
+        ws[WS_E + c] = field_bits(s, np.int64(4 * c))
+        ws[WS_F + c] = field_bits(s, np.int64(S_FOREIGN + 4 * c))
+        nfields += ws[WS_E + c] + ws[WS_F + c]
     m = int((s >> np.int64(S_CANAL)) & np.int64(63))
     # paid with goods only (no carts, no barges): exact when nobody has a cart or a barge
     anycart = False
     anybarge = False
     for c in range(NUM_COLOURS):
-        P0[c] = 0
-        sp = 2 * e[c] + f2[c]
-        P[c] = 2 * (e[c] + f2[c])
+        ws[WS_P0 + c] = 0
+        sp = 2 * ws[WS_E + c] + ws[WS_F + c]
+        P = 2 * (ws[WS_E + c] + ws[WS_F + c])
         if c == YELLOW:
-            P[c] += 2 * m + w
+            P += 2 * m + w
             sp += 2 * m + w
-        if scal[c] and sp >= 2:
-            P[c] -= 1
-        if cown[c] >= 0:
+        if ws[WS_SCAL + c] and sp >= 2:
+            P -= 1
+        ws[WS_P + c] = P
+        if ws[WS_COWN + c] >= 0:
             anycart = True
-        if bown[c] >= 0:
+        if ws[WS_BOWN + c] >= 0:
             anybarge = True
-    if affordable(P, H, stl):
+    if ws_affordable(ws, WS_P):
         return True
     if not (anycart and nfields > 0) and not (anybarge and m > 0):
         return False
-    if not bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown):
+    if not bounds_feasible(ws, m, w):
         return False
-    if greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch):
+    if greedy_feasible(ws, m, w, payer):
         return True
     # the exact programme, unless an answer of an earlier one decides: fewer obligations never cost
     # more (a way of paying s pays any s' that s dominates, without the means of the obligations
     # left out: the goods of each colour, after the scales, do not grow)
-    nfe = memo[MEMO_NFE]
-    nin = memo[MEMO_NIN]
+    nfe = ws[MEMO_NFE]
+    nin = ws[MEMO_NIN]
     for i in range(nfe):
-        if dominates(s, memo[MEMO_FE + i]):
+        if dominates(s, ws[MEMO_FE + i]):
             return True
     for i in range(nin):
-        if dominates(memo[MEMO_IN + i], s):
+        if dominates(ws[MEMO_IN + i], s):
             return False
-    P0[YELLOW] = w
-    ok = pay_feasible(H, scal, stl, cown, bown, payer, P0, P0, e, f2, np.int64(m), scratch[42:])
+    ws[WS_P0 + YELLOW] = w
+    P0 = ws[WS_P0: WS_P0 + NUM_COLOURS]
+    ok = pay_feasible(ws[WS_H: WS_H + NUM_COLOURS], ws[WS_SCAL: WS_SCAL + NUM_COLOURS],
+                      ws[WS_STL: WS_STL + NUM_COLOURS], ws[WS_COWN: WS_COWN + NUM_COLOURS],
+                      ws[WS_BOWN: WS_BOWN + NUM_COLOURS], payer, P0, P0, ws[WS_E: WS_E + NUM_COLOURS],
+                      ws[WS_F: WS_F + NUM_COLOURS], np.int64(m), ws[WS_DPW: WS_DPW + DPW_LEN])
     if ok and nfe < DP_MEMO:
-        memo[MEMO_FE + nfe] = s
-        memo[MEMO_NFE] = nfe + 1
+        ws[MEMO_FE + nfe] = s
+        ws[MEMO_NFE] = nfe + 1
     elif not ok and nin < DP_MEMO:
-        memo[MEMO_IN + nin] = s
-        memo[MEMO_NIN] = nin + 1
+        ws[MEMO_IN + nin] = s
+        ws[MEMO_NIN] = nin + 1
     return ok
 
 
 @jit
-def bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown) -> bool:
-    """Necessary conditions (a quick reject). Stalls move goods between colours but never add any; a
-    stall helps only with a good of its colour to spare. Every field and canal costs a good at least,
-    two unless a cart / barge pays it; the scales save at most one good of their colour, and only when
-    that colour can be paid at all. Fields of a colour not carted need 2 goods of it each (the scales
-    and the stalls of other colours may each stand in for one), so the rest must be carted, and carts
-    can take no more than the goods of their colours (and their scales, and stalls of other colours)
-    can pay; the same for canals with wheat and barges."""
+def bounds_feasible(ws: np.ndarray, m: int, w: int) -> bool:
+    """Necessary conditions (a quick reject) for the obligations in ``ws``. Stalls move goods between
+    colours but never add any; a stall helps only with a good of its colour to spare. Every field and
+    canal costs a good at least, two unless a cart / barge pays it; the scales save at most one good of
+    their colour, and only when that colour can be paid at all. Fields of a colour not carted need 2
+    goods of it each (the scales and the stalls of other colours may each stand in for one), so the
+    rest must be carted, and carts can take no more than the goods of their colours (and their
+    scales, and stalls of other colours) can pay; the same for canals with wheat and barges."""
     nstall = 0  # stalls with a good of their colour
     for c in range(NUM_COLOURS):
-        if stl[c] and H[c] > 0:
+        if ws[WS_STL + c] and ws[WS_H + c] > 0:
             nstall += 1
     have = 0
     cart_cap = 0
@@ -167,17 +227,20 @@ def bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown) -> bool:
     anybarge = False
     nfields = 0
     for c in range(NUM_COLOURS):
-        have += H[c] + (scal[c] if (H[c] > 0 or nstall > 0) else 0)
-        nfields += e[c] + f2[c]
-        if cown[c] >= 0:
+        h = ws[WS_H + c]
+        sc = ws[WS_SCAL + c]
+        spare_stall = ws[WS_STL + c] and h > 0
+        have += h + (sc if (h > 0 or nstall > 0) else 0)
+        nfields += ws[WS_E + c] + ws[WS_F + c]
+        if ws[WS_COWN + c] >= 0:
             anycart = True
-            cart_cap += H[c] + scal[c]
-        elif stl[c] and H[c] > 0:
+            cart_cap += h + sc
+        elif spare_stall:
             cart_cap += 1
-        if bown[c] >= 0:
+        if ws[WS_BOWN + c] >= 0:
             anybarge = True
-            barge_cap += H[c] + scal[c]
-        elif stl[c] and H[c] > 0:
+            barge_cap += h + sc
+        elif spare_stall:
             barge_cap += 1
     carted_max = min(nfields, cart_cap) if anycart else 0
     barged_max = min(m, barge_cap) if anybarge else 0
@@ -185,98 +248,85 @@ def bounds_feasible(e, f2, m, w, H, scal, stl, cown, bown) -> bool:
         return False
     carted = 0
     for c in range(NUM_COLOURS):
-        help_ = nstall - (1 if (stl[c] and H[c] > 0) else 0)
-        base_ok = (H[c] + scal[c] + help_ - (w if c == YELLOW else 0)) // 2
+        h = ws[WS_H + c]
+        help_ = nstall - (1 if (ws[WS_STL + c] and h > 0) else 0)
+        base_ok = (h + ws[WS_SCAL + c] + help_ - (w if c == YELLOW else 0)) // 2
         if base_ok < 0:
             base_ok = 0
-        carted += max(0, e[c] + f2[c] - base_ok)
+        carted += max(0, ws[WS_E + c] + ws[WS_F + c] - base_ok)
     if carted > carted_max:
         return False
-    yhelp = nstall - (1 if (stl[YELLOW] and H[YELLOW] > 0) else 0)
-    wheat_ok = max(0, (H[YELLOW] + scal[YELLOW] + yhelp - w) // 2)
+    hy = ws[WS_H + YELLOW]
+    yhelp = nstall - (1 if (ws[WS_STL + YELLOW] and hy > 0) else 0)
+    wheat_ok = max(0, (hy + ws[WS_SCAL + YELLOW] + yhelp - w) // 2)
     if max(0, m - wheat_ok) > barged_max:
         return False
     return True
 
 
 @jit
-def greedy_feasible(e, f2, m, w, H, scal, stl, cown, bown, payer, scratch) -> bool:
+def greedy_feasible(ws: np.ndarray, m: int, w: int, payer: int) -> bool:
     """A quick sufficient test: pay each field / canal with whatever leaves the most goods of that
     colour (a cart / barge for 1 good, or 2 goods of the field's colour / 2 wheat), canals first,
     then fields first."""
-    return greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(1), scratch) or \
-        greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, np.int64(0), scratch)
+    return greedy_order(ws, m, w, payer, np.int64(1)) or greedy_order(ws, m, w, payer, np.int64(0))
 
 
 @jit
-def greedy_order(e, f2, m, w, H, scal, stl, cown, bown, payer, canals_first, scratch) -> bool:
-    P = scratch[30:36]
-    sp = scratch[36:42]
+def greedy_order(ws: np.ndarray, m: int, w: int, payer: int, canals_first: int) -> bool:
     for c in range(NUM_COLOURS):
-        P[c] = 0
-        sp[c] = 0
-    P[YELLOW] = w
-    sp[YELLOW] = w
+        ws[WS_GP + c] = 0
+        ws[WS_GSP + c] = 0
+    ws[WS_GP + YELLOW] = w
+    ws[WS_GSP + YELLOW] = w
     for xi in range(NUM_COLOURS + 1):  # colours of fields and (x = 6) the canals
         x = (xi + NUM_COLOURS) % (NUM_COLOURS + 1) if canals_first else xi
-        count = m if x == NUM_COLOURS else e[x] + f2[x]
+        canal = x == NUM_COLOURS
+        count = m if canal else ws[WS_E + x] + ws[WS_F + x]
+        own = WS_BOWN if canal else WS_COWN
         for i in range(count):
-            base = YELLOW if x == NUM_COLOURS else x
+            base = YELLOW if canal else x
             best = -1
-            best_slack = H[base] - P[base] - 2
+            best_slack = ws[WS_H + base] - ws[WS_GP + base] - 2
             for c in range(NUM_COLOURS):
-                o = bown[c] if x == NUM_COLOURS else cown[c]
-                if o >= 0 and H[c] - P[c] - 1 > best_slack:
+                if ws[own + c] >= 0 and ws[WS_H + c] - ws[WS_GP + c] - 1 > best_slack:
                     best = c
-                    best_slack = H[c] - P[c] - 1
+                    best_slack = ws[WS_H + c] - ws[WS_GP + c] - 1
             if best < 0:
-                P[base] += 2
-                if x == NUM_COLOURS or i < e[x]:
-                    sp[base] += 2
+                ws[WS_GP + base] += 2
+                if canal or i < ws[WS_E + x]:
+                    ws[WS_GSP + base] += 2
                 else:
-                    sp[base] += 1
+                    ws[WS_GSP + base] += 1
             else:
-                P[best] += 1
-                o = bown[best] if x == NUM_COLOURS else cown[best]
-                if o == payer:
-                    sp[best] += 1
+                ws[WS_GP + best] += 1
+                if ws[own + best] == payer:
+                    ws[WS_GSP + best] += 1
     for c in range(NUM_COLOURS):
-        if scal[c] and sp[c] >= 2:
-            P[c] -= 1
-    return affordable(P, H, stl)
-
-
-#: the ``keys`` array of :func:`new_cache`: ``CACHE_SLOTS`` hash slots (at most ``CACHE_MAX`` of them
-#: used, so a lookup always meets an empty slot soon), then the exact programme's answers (counts
-#: of payable / not payable summaries, then ``DP_MEMO`` of each), then the count of used slots
-CACHE_SLOTS = 1024
-CACHE_MAX = 768
-DP_MEMO = 256
-MEMO_NFE = CACHE_SLOTS
-MEMO_NIN = MEMO_NFE + 1
-MEMO_FE = MEMO_NIN + 1
-MEMO_IN = MEMO_FE + DP_MEMO
-CACHE_N = MEMO_IN + DP_MEMO
-CACHE_KEYS_LEN = CACHE_N + 1
+        if ws[WS_SCAL + c] and ws[WS_GSP + c] >= 2:
+            ws[WS_GP + c] -= 1
+    return ws_affordable(ws, WS_GP)
 
 
 @jit
-def cached_feasible(s: np.int64, w: int, H, scal, stl, cown, bown, payer, keys, vals, scratch) -> bool:
-    """:func:`summary_feasible` with an open-addressing cache (keys -1 = empty). Once ``CACHE_MAX``
-    slots are used, new answers are not kept (a full table would make every miss walk all of it)."""
+def cached_feasible(s: np.int64, w: int, ws: np.ndarray, payer: int) -> bool:
+    """:func:`summary_feasible` with the workspace's open-addressing cache (keys -1 = empty). Once
+    ``CACHE_MAX`` slots are used, new answers are not kept (a full table would make every miss walk
+    all of it)."""
     mask = CACHE_SLOTS - 1
     h = np.int64((np.uint64(s) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
     while True:
-        if keys[h] == s:
-            return vals[h] == 1
-        if keys[h] == -1:
+        k = ws[WS_KEYS + h]
+        if k == s:
+            return ws[WS_VALS + h] == 1
+        if k == -1:
             break
         h = (h + 1) & mask
-    ok = summary_feasible(s, w, H, scal, stl, cown, bown, payer, scratch, keys)
-    if keys[CACHE_N] < CACHE_MAX:
-        keys[h] = s
-        vals[h] = 1 if ok else 0
-        keys[CACHE_N] += 1
+    ok = summary_feasible(s, w, ws, payer)
+    if ws[CACHE_N] < CACHE_MAX:
+        ws[WS_KEYS + h] = s
+        ws[WS_VALS + h] = 1 if ok else 0
+        ws[CACHE_N] += 1
     return ok
 
 
@@ -286,33 +336,35 @@ SEARCH_FULL = -1
 
 @jit
 def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
-                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
-                  labels) -> int:
+                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
     """Which free fields can a travel reach and pay for?
 
     Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
     whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
-    first ``stop_after`` when that is not 0). :func:`search_labels` searches; a search that needs
-    more labels than ``labels`` (working space from :func:`new_cache`) holds runs again with more
-    room (rarely; here, so that the search's loop never reassigns an array: numba would count
-    references at every turn of it).
+    first ``stop_after`` when that is not 0). :func:`search_labels` searches in the workspace ``ws``
+    (:func:`new_ws`, shared by the searches of one payer and one wheat); a search that needs more
+    labels than it holds runs again in a bigger copy (rarely; here, so that the search's loop never
+    reassigns an array: numba would count references at every turn of it).
     """
-    r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, keys, vals, scratch,
-                      labels)
-    size = labels.shape[0]
+    r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, ws)
+    size = ws.shape[0]
     while r == SEARCH_FULL:
         size = 4 * size
-        r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, keys, vals,
-                          scratch, np.empty(size, dtype=np.int64))
+        r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, grow(ws, size))
     return r
 
 
 @jit
+def load_context(state: np.ndarray, p: int, ws: np.ndarray) -> None:
+    """The payer's context into the workspace (:func:`write_context`)."""
+    write_context(state, p, ws, WS_H)
+
+
+@jit
 def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
-                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
-                  labels) -> int:
-    """:func:`travel_search` in the room of ``labels``, or :data:`SEARCH_FULL` (``found`` as it was).
+                  blocked: np.int64, target: int, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
+    """:func:`travel_search` in the label room of ``ws``, or :data:`SEARCH_FULL` (``found`` as it was).
 
     Labels (field, obligations) are expanded; a label whose obligations cannot be paid, or that
     another label at its field dominates, is dropped, and one not yet expanded is skipped once a new
@@ -323,19 +375,21 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     looking at others.
     """
     n = state[H_NPLAYERS]
-    H, scal, stl, cown, bown = pay_context(state, payer)
-    cap = (labels.shape[0] - 4 * MAX_FIELDS) // 4
-    lab_f = labels[0:cap]
-    lab_s = labels[cap: 2 * cap]
-    lab_next = labels[2 * cap: 3 * cap]
-    lab_q = labels[3 * cap: 4 * cap]  # with a target: the next label of the same distance bucket
-    head = labels[4 * cap: 4 * cap + MAX_FIELDS]
-    dist = labels[4 * cap + MAX_FIELDS: 4 * cap + 2 * MAX_FIELDS]
-    bucket = labels[4 * cap + 2 * MAX_FIELDS: 4 * cap + 3 * MAX_FIELDS]
-    marked = labels[4 * cap + 3 * MAX_FIELDS: 4 * cap + 4 * MAX_FIELDS]  # the fields set in found
+    load_context(state, payer, ws)
+    cap = (ws.shape[0] - WS_LAB - 4 * MAX_FIELDS) // 4
+    # the labels: field, obligations, the next label at the same field, with a target the next
+    # label of the same distance bucket (lab_q: -2 once expanded)
+    lab_f = WS_LAB
+    lab_s = lab_f + cap
+    lab_next = lab_s + cap
+    lab_q = lab_next + cap
+    head = lab_q + cap  # per field: its newest label
+    dist = head + MAX_FIELDS  # with a target: hops from each field to it
+    bucket = dist + MAX_FIELDS  # per distance: the label expanded next
+    marked = bucket + MAX_FIELDS  # the fields set in found
     nfields = NUM_FIELDS[n]
     for f in range(MAX_FIELDS):
-        head[f] = -1
+        ws[head + f] = -1
     nl = 0
     nfound = 0
     nfree = 0
@@ -347,68 +401,68 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     if guided:
         # hops to the target over the fields not blocked (breadth first from it; the queue in bucket)
         for f in range(MAX_FIELDS):
-            dist[f] = MAX_FIELDS
-            bucket[f] = -1
-        dist[target] = 0
-        bucket[0] = target
+            ws[dist + f] = MAX_FIELDS
+            ws[bucket + f] = -1
+        ws[dist + target] = 0
+        ws[bucket + 0] = target
         qh = 0
         qt = 1
         while qh < qt:
-            u = bucket[qh]
+            u = ws[bucket + qh]
             qh += 1
             for d in range(4):
                 v = NEIGH[n, u, d]
-                if v >= 0 and dist[v] == MAX_FIELDS and not (blocked >> np.int64(v)) & np.int64(1):
-                    dist[v] = dist[u] + 1
-                    bucket[qt] = v
+                if v >= 0 and ws[dist + v] == MAX_FIELDS and not (blocked >> np.int64(v)) & np.int64(1):
+                    ws[dist + v] = ws[dist + u] + 1
+                    ws[bucket + qt] = v
                     qt += 1
         for f in range(MAX_FIELDS):
-            bucket[f] = -1
+            ws[bucket + f] = -1
         lo = MAX_FIELDS
     for i in range(nsrc):
         u = sources[i]
         if guided:
             # a source may be blocked itself (it is not entered again): one hop more than its
             # nearest neighbour
-            du = dist[u]
+            du = ws[dist + u]
             for d in range(4):
                 v = NEIGH[n, u, d]
-                if v >= 0 and dist[v] + 1 < du:
-                    du = dist[v] + 1
+                if v >= 0 and ws[dist + v] + 1 < du:
+                    du = ws[dist + v] + 1
             if du >= MAX_FIELDS:
                 continue
-            lab_q[nl] = bucket[du]
-            bucket[du] = nl
+            ws[lab_q + nl] = ws[bucket + du]
+            ws[bucket + du] = nl
             lo = min(lo, du)
-        lab_f[nl] = u
-        lab_s[nl] = s0
-        lab_next[nl] = head[u]
-        head[u] = nl
+        ws[lab_f + nl] = u
+        ws[lab_s + nl] = s0
+        ws[lab_next + nl] = ws[head + u]
+        ws[head + u] = nl
         nl += 1
     q = 0
     while True:
         if guided:
-            while lo < MAX_FIELDS and bucket[lo] < 0:
+            while lo < MAX_FIELDS and ws[bucket + lo] < 0:
                 lo += 1
             if lo == MAX_FIELDS:
                 break
-            cur = bucket[lo]
-            bucket[lo] = lab_q[cur]
-            lab_q[cur] = -2  # expanded
+            cur = ws[bucket + lo]
+            ws[bucket + lo] = ws[lab_q + cur]
+            ws[lab_q + cur] = -2  # expanded
         else:
             if q >= nl:
                 break
             cur = q
             q += 1
-        u = lab_f[cur]
-        s = lab_s[cur]
+        u = ws[lab_f + cur]
+        s = ws[lab_s + cur]
         if u < 0:
             continue  # a later label at its field dominates it
         for d in range(4):
             v = NEIGH[n, u, d]
             if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
                 continue
-            if guided and dist[v] == MAX_FIELDS:
+            if guided and ws[dist + v] == MAX_FIELDS:
                 continue  # the target cannot be reached from v
             s1 = s
             if place_of(u) != place_of(v):
@@ -419,59 +473,45 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
             s2 = summary_pass(state, s1, v, payer)
             passable = s2 >= 0 and not (guided and v == target)
             if passable:
-                k = head[v]
+                k = ws[head + v]
                 while k >= 0:
-                    if dominates(lab_s[k], s2):
+                    if dominates(ws[lab_s + k], s2):
                         passable = False
                         break
-                    k = lab_next[k]
+                    k = ws[lab_next + k]
             if passable:
-                passable = cached_feasible(s2, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)
+                passable = cached_feasible(s2, w, ws, payer)
             # arriving costs less than passing on: feasible if passing on is
-            if endpoint and (passable or cached_feasible(s1, w, H, scal, stl, cown, bown, payer, keys, vals, scratch)):
+            if endpoint and (passable or cached_feasible(s1, w, ws, payer)):
                 if guided:
                     return 1
                 found[v] = 1
-                marked[nfound] = v
+                ws[marked + nfound] = v
                 nfound += 1
                 if nfound == nfree or (stop_after > 0 and nfound >= stop_after):
                     return nfound
             if not passable:
                 continue
-            k = head[v]
+            k = ws[head + v]
             while k >= 0:  # labels at v that the new one dominates need no expanding
-                pending = lab_q[k] != -2 if guided else k >= q
-                if lab_f[k] >= 0 and pending and dominates(s2, lab_s[k]):
-                    lab_f[k] = -1
-                k = lab_next[k]
+                pending = ws[lab_q + k] != -2 if guided else k >= q
+                if ws[lab_f + k] >= 0 and pending and dominates(s2, ws[lab_s + k]):
+                    ws[lab_f + k] = -1
+                k = ws[lab_next + k]
             if nl >= cap:  # full (rarely): found as it was, and the caller retries with more room
                 for i in range(nfound):
-                    found[marked[i]] = 0
+                    found[ws[marked + i]] = 0
                 return SEARCH_FULL
-            lab_f[nl] = v
-            lab_s[nl] = s2
-            lab_next[nl] = head[v]
-            head[v] = nl
+            ws[lab_f + nl] = v
+            ws[lab_s + nl] = s2
+            ws[lab_next + nl] = ws[head + v]
+            ws[head + v] = nl
             if guided:
-                lab_q[nl] = bucket[dist[v]]
-                bucket[dist[v]] = nl
-                lo = min(lo, dist[v])
+                ws[lab_q + nl] = ws[bucket + ws[dist + v]]
+                ws[bucket + ws[dist + v]] = nl
+                lo = min(lo, ws[dist + v])
             nl += 1
     return 0 if guided else nfound
-
-
-@jit
-def new_cache():
-    """The feasibility cache of one mask computation (keys -1 = empty) and scratch space."""
-    keys = np.full(CACHE_KEYS_LEN, -1, dtype=np.int64)
-    keys[MEMO_NFE] = 0  # payable summaries kept, then the others
-    keys[MEMO_NIN] = 0
-    keys[CACHE_N] = 0
-    vals = np.zeros(CACHE_SLOTS, dtype=np.int8)
-    scratch = np.empty(64 + 2 * 256, dtype=np.int64)  # the pay_feasible rows after the first 64
-    scratch[:64] = 0
-    labels = np.empty(4 * 1024 + 4 * MAX_FIELDS, dtype=np.int64)
-    return keys, vals, scratch, labels
 
 
 @jit
@@ -537,58 +577,55 @@ def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int)
         for i in range(k):
             if free_neighbour_same_village(state, src[i]):
                 return 1
-    keys, vals, scratch, labels = new_cache()
     return travel_search(state, p, np.int64(w), src, np.int64(k), np.int64(0), np.int64(0), np.int64(-1), found,
-                         stop_after, keys, vals, scratch, labels)
+                         stop_after, new_ws())
 
 
 @jit
-def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_after: int, keys, vals, scratch,
-                 labels) -> int:
-    """Free fields the worker on f can travel to and pay for. ``keys`` .. ``labels``: from
-    :func:`new_cache`, shared by the moves of one mask (the cache depends only on the payer and the
-    wheat, 0 for a Move)."""
+def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
+    """Free fields the worker on f can travel to and pay for. ``ws``: from :func:`new_ws`, shared by
+    the moves of one mask (its cache depends only on the payer and the wheat, 0 for a Move)."""
     if stop_after == 1 and free_neighbour_same_village(state, f):
         return 1
     src = np.empty(1, dtype=np.int64)
     src[0] = f
     return travel_search(state, p, np.int64(0), src, np.int64(1), np.int64(0), bit(f), np.int64(-1), found,
-                         stop_after, keys, vals, scratch, labels)
+                         stop_after, ws)
 
 
 @jit
-def step_ok(state: np.ndarray, p: int, v: int, keys, vals, scratch, labels) -> bool:
+def step_ok(state: np.ndarray, p: int, v: int, ws: np.ndarray) -> bool:
     """Can the travel go on to field v (a neighbour of the current field) and still reach the
-    target and pay?"""
+    target and pay? ``ws``: from :func:`new_ws`, shared by the steps of one mask."""
     cur = state[PATH + state[PATH_N] - 1]
     t = state[TARGET]
     w = travel_wheat(state, p)
-    H, scal, stl, cown, bown = pay_context(state, p)
+    load_context(state, p, ws)
     s = path_summary(state, p)
     if place_of(cur) != place_of(v):
         s = summary_canal(s)
         if s < 0:
             return False
     if v == t:
-        return cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals, scratch)
+        return cached_feasible(s, w, ws, p)
     s = summary_pass(state, s, v, p)
-    if s < 0 or not cached_feasible(s, w, H, scal, stl, cown, bown, p, keys, vals, scratch):
+    if s < 0 or not cached_feasible(s, w, ws, p):
         return False
     src = np.empty(1, dtype=np.int64)
     src[0] = v
     found = np.zeros(1, dtype=np.int8)
     blocked = state[VISITED] | bit(v)
-    return travel_search(state, p, np.int64(w), src, np.int64(1), s, blocked, np.int64(t), found, np.int64(0), keys,
-                         vals, scratch, labels) == 1
+    return travel_search(state, p, np.int64(w), src, np.int64(1), s, blocked, np.int64(t), found, np.int64(0),
+                         ws) == 1
 
 
 @jit
-def origin_ok(state: np.ndarray, p: int, o: int, keys, vals, scratch, labels) -> bool:
-    """Can a travel from the seat's worker on o reach the target and pay? ``keys`` .. ``labels``:
-    from :func:`new_cache`, shared by the origins of one mask (same payer, same wheat)."""
+def origin_ok(state: np.ndarray, p: int, o: int, ws: np.ndarray) -> bool:
+    """Can a travel from the seat's worker on o reach the target and pay? ``ws``: from
+    :func:`new_ws`, shared by the origins of one mask (same payer, same wheat)."""
     w = travel_wheat(state, p)
     src = np.empty(1, dtype=np.int64)
     src[0] = o
     found = np.zeros(1, dtype=np.int8)
     return travel_search(state, p, np.int64(w), src, np.int64(1), np.int64(0), bit(o), np.int64(state[TARGET]),
-                         found, np.int64(0), keys, vals, scratch, labels) == 1
+                         found, np.int64(0), ws) == 1
