@@ -273,10 +273,8 @@ def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown
                         XM[d] = min(R[d], nst)
                         X[d] = 0
                     for a in range(-1, n if stl[c] else 0):
+                        xs = 0  # the sum of X
                         while True:  # how many goods of c the stalls replace at each receiver
-                            xs = 0
-                            for d in range(n):
-                                xs += X[d]
                             D = tot - xs + (1 if a >= 0 else 0)
                             # the stall of c replacing a good of c at its own receiver changes nothing
                             ok = xs <= nst and D <= H[c] and not (a >= 0 and X[a] > 0)
@@ -304,11 +302,16 @@ def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown
                                 count = set_put(table, items, count, key)
                                 if count < 0:
                                     return -1
+                            # the next X in odometer order (X[0] fastest) whose sum is at most nst: the
+                            # others are never kept, and once a digit would take the sum past nst,
+                            # so would every later value of it
                             d = 0
                             while d < n:
-                                if X[d] < XM[d]:
+                                if X[d] < XM[d] and xs < nst:
                                     X[d] += 1
+                                    xs += 1
                                     break
+                                xs -= X[d]
                                 X[d] = 0
                                 d += 1
                             if d == n:
