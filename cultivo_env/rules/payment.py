@@ -14,6 +14,47 @@ NEG = -(1 << 30)
 
 
 # =============================================================================================
+# The travel workspace
+# =============================================================================================
+#: One int64 array (``travel.new_ws``) holds what the searches of one mask share, at fixed offsets,
+#: so that the hot functions take one array instead of a dozen (numba counts the references of
+#: every array a function binds or slices, and those counts cost more than the arithmetic here):
+#: the payer's context (goods, own scales and stalls, the owner of each cart and barge), a travel's
+#: obligations per colour (fields without / with another player's worker), the goods owed, the
+#: greedy test's rows, :func:`pay_feasible`'s scratch, rows and table, the feasibility cache
+#: (``CACHE_SLOTS`` hash slots, at most ``CACHE_MAX`` of them used, so a lookup always meets an
+#: empty slot soon; the exact programme's answers: counts of payable / not payable summaries, then
+#: ``DP_MEMO`` of each; the count of used slots; the answers of the slots) and, last, the search's
+#: labels.
+WS_H = 0
+WS_SCAL = 6
+WS_STL = 12
+WS_COWN = 18
+WS_BOWN = 24
+WS_E = 30
+WS_F = 36
+WS_P = 42
+WS_P0 = 48
+WS_GP = 54
+WS_GSP = 60
+WS_DPW = 66
+DPW_LEN = 18 + 2 * 256  # pay_feasible's scratch and its two rows, when they fit
+WS_TBL = WS_DPW + DPW_LEN
+TBL_LEN = 4096  # pay_feasible's table, when it fits
+CACHE_SLOTS = 1024
+CACHE_MAX = 768
+DP_MEMO = 256
+WS_KEYS = WS_TBL + TBL_LEN
+MEMO_NFE = WS_KEYS + CACHE_SLOTS
+MEMO_NIN = MEMO_NFE + 1
+MEMO_FE = MEMO_NIN + 1
+MEMO_IN = MEMO_FE + DP_MEMO
+CACHE_N = MEMO_IN + DP_MEMO
+WS_VALS = CACHE_N + 1
+WS_LAB = WS_VALS + CACHE_SLOTS
+
+
+# =============================================================================================
 # Payment rules
 # =============================================================================================
 @jit
@@ -49,20 +90,31 @@ def affordable(P: np.ndarray, H: np.ndarray, stl: np.ndarray) -> bool:
 
 
 @jit
-def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> bool:
+def pay_feasible(ws: np.ndarray, payer: int, m: int) -> bool:
     """Can a travel's obligations be paid?
 
-    ``P0`` / ``sp0``: goods the payer owes besides (all / to the supply) per colour, the placement
-    wheat. Obligations: per colour, ``e`` passed fields paid as 2 goods to the supply when paid with
-    goods, ``f`` fields with another player's worker (1 good to that player, 1 to the supply), and
+    Reads the travel workspace ``ws`` (:mod:`cultivo_env.rules.travel`): the payer's context,
+    ``P0``: goods the payer owes besides per colour (the placement wheat; all of them to the supply),
+    and the obligations: per colour, ``e`` passed fields paid as 2 goods to the supply when paid with
+    goods, ``f`` fields with another player's worker (1 good to that player, 1 to the supply); and
     ``m`` canals (2 wheat). Any field may instead be paid with 1 good of a cart's colour (to the
     cart's owner), any canal with 1 good of a barge's colour. Scales act on the supply totals; then
     the stall rule (:func:`affordable`) decides.
 
     Exact: a dynamic programme over the colours; its state is (free cart units still to place, barge
-    units placed) and its value the best stall score so far. ``work``: at least 18 int64 of
-    scratch; the programme's two rows live there too when it is long enough (else allocated).
+    units placed) and its value the best stall score so far. Its rows and its table of each colour's
+    best scores live in the workspace when they fit (else they are allocated).
     """
+    H = ws[WS_H: WS_H + NUM_COLOURS]
+    scal = ws[WS_SCAL: WS_SCAL + NUM_COLOURS]
+    stl = ws[WS_STL: WS_STL + NUM_COLOURS]
+    cown = ws[WS_COWN: WS_COWN + NUM_COLOURS]
+    bown = ws[WS_BOWN: WS_BOWN + NUM_COLOURS]
+    P0 = ws[WS_P0: WS_P0 + NUM_COLOURS]
+    sp0 = P0
+    e = ws[WS_E: WS_E + NUM_COLOURS]
+    f = ws[WS_F: WS_F + NUM_COLOURS]
+    work = ws[WS_DPW: WS_DPW + DPW_LEN]
     G = 0
     for c in range(NUM_COLOURS):
         G += e[c] + f[c]
@@ -97,7 +149,10 @@ def pay_feasible(H, scal, stl, cown, bown, payer, P0, sp0, e, f, m, work) -> boo
     # the best stall score of colour c by (carted fields minus cart uses, barge uses, for yellow the
     # barges used before it): which fields are carted and how often the cart is used enter only
     # through that difference, so the programme's step takes the best of each difference once
-    tbl = np.empty(W * M * M, dtype=np.int64)
+    if W * M * M <= TBL_LEN:
+        tbl = ws[WS_TBL: WS_TBL + W * M * M]
+    else:
+        tbl = np.empty(W * M * M, dtype=np.int64)
     for c in range(NUM_COLOURS):
         rem_st -= elig[c]  # helping stalls of the colours after this one
         nxt[:] = NEG

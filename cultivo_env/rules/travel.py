@@ -25,7 +25,33 @@ from cultivo_env.layout import (
     YELLOW,
 )
 from cultivo_env.rules.accessors import bit, grow, pay_context, place_of, place_wheat, write_context
-from cultivo_env.rules.payment import affordable, pay_feasible, stall_score
+from cultivo_env.rules.payment import (
+    CACHE_MAX,
+    CACHE_N,
+    CACHE_SLOTS,
+    DP_MEMO,
+    MEMO_FE,
+    MEMO_IN,
+    MEMO_NFE,
+    MEMO_NIN,
+    WS_BOWN,
+    WS_COWN,
+    WS_E,
+    WS_F,
+    WS_GP,
+    WS_GSP,
+    WS_H,
+    WS_KEYS,
+    WS_LAB,
+    WS_P,
+    WS_P0,
+    WS_SCAL,
+    WS_STL,
+    WS_VALS,
+    affordable,
+    pay_feasible,
+    stall_score,
+)
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import jit
 
@@ -113,40 +139,7 @@ def no_dearer(a: np.int64, b: np.int64) -> bool:
     return True
 
 
-# ---- the travel workspace ---------------------------------------------------------------------
-#: One int64 array (:func:`new_ws`) holds what the searches of one mask share, at fixed offsets, so
-#: that the hot functions take one array instead of a dozen (numba counts the references of every
-#: array a function binds or slices, and those counts cost more than the arithmetic here): the
-#: payer's context (goods, own scales and stalls, the owner of each cart and barge), a travel's
-#: obligations per colour (fields without / with another player's worker), the goods owed, the
-#: greedy test's rows, :func:`pay_feasible`'s working rows, the feasibility cache (``CACHE_SLOTS``
-#: hash slots, at most ``CACHE_MAX`` of them used, so a lookup always meets an empty slot soon; the
-#: exact programme's answers: counts of payable / not payable summaries, then ``DP_MEMO`` of each;
-#: the count of used slots; the answers of the slots) and, last, the search's labels.
-WS_H = 0
-WS_SCAL = 6
-WS_STL = 12
-WS_COWN = 18
-WS_BOWN = 24
-WS_E = 30
-WS_F = 36
-WS_P = 42
-WS_P0 = 48
-WS_GP = 54
-WS_GSP = 60
-WS_DPW = 66
-DPW_LEN = 18 + 2 * 256  # pay_feasible's scratch and its two rows, when they fit
-CACHE_SLOTS = 1024
-CACHE_MAX = 768
-DP_MEMO = 256
-WS_KEYS = WS_DPW + DPW_LEN
-MEMO_NFE = WS_KEYS + CACHE_SLOTS
-MEMO_NIN = MEMO_NFE + 1
-MEMO_FE = MEMO_NIN + 1
-MEMO_IN = MEMO_FE + DP_MEMO
-CACHE_N = MEMO_IN + DP_MEMO
-WS_VALS = CACHE_N + 1
-WS_LAB = WS_VALS + CACHE_SLOTS
+# ---- the travel workspace (layout: :mod:`cultivo_env.rules.payment`) ------------------------
 #: labels a new workspace has room for (:func:`travel_search` retries with more when a search needs them)
 WS_LABELS = 1024
 WS_LEN = WS_LAB + 4 * WS_LABELS + 4 * MAX_FIELDS
@@ -220,11 +213,7 @@ def summary_feasible(s: np.int64, w: int, ws: np.ndarray, payer: int) -> bool:
         if no_dearer(ws[MEMO_IN + i], s):
             return False
     ws[WS_P0 + YELLOW] = w
-    P0 = ws[WS_P0: WS_P0 + NUM_COLOURS]
-    ok = pay_feasible(ws[WS_H: WS_H + NUM_COLOURS], ws[WS_SCAL: WS_SCAL + NUM_COLOURS],
-                      ws[WS_STL: WS_STL + NUM_COLOURS], ws[WS_COWN: WS_COWN + NUM_COLOURS],
-                      ws[WS_BOWN: WS_BOWN + NUM_COLOURS], payer, P0, P0, ws[WS_E: WS_E + NUM_COLOURS],
-                      ws[WS_F: WS_F + NUM_COLOURS], np.int64(m), ws[WS_DPW: WS_DPW + DPW_LEN])
+    ok = pay_feasible(ws, payer, np.int64(m))
     if ok and nfe < DP_MEMO:
         ws[MEMO_FE + nfe] = s
         ws[MEMO_NFE] = nfe + 1
