@@ -933,29 +933,89 @@ def test_rgb_frame_keeps_its_size_and_margins_with_long_text():
     assert R.fit(equipment, font, 300).endswith("...") and R.text_width(R.fit(equipment, font, 300), font) <= 300
 
 
-def test_summary_dominance_compares_every_count():
-    """The lane-parallel dominance test of the travel search agrees with comparing the twelve
-    4-bit field counts and the 6-bit canal count one by one, at the extremes and at random."""
-    def counts(s):
-        return [(s >> (4 * k)) & 15 for k in range(12)] + [(s >> rules.S_CANAL) & 63]
+def _pack_summary(plain, foreign, canals):
+    """A travel summary: 4-bit counts of passed fields without / with another player's worker by
+    colour, then the canals."""
+    return (sum(v << (4 * k) for k, v in enumerate(plain)) + sum(v << (rules.S_FOREIGN + 4 * k) for k, v in
+                                                                  enumerate(foreign)) + (canals << rules.S_CANAL))
 
-    def pack(fields, canals):
-        return sum(v << (4 * k) for k, v in enumerate(fields)) + (canals << rules.S_CANAL)
+
+def _summary_counts(s):
+    return ([(s >> (4 * k)) & 15 for k in range(6)], [(s >> (rules.S_FOREIGN + 4 * k)) & 15 for k in range(6)],
+            (s >> rules.S_CANAL) & 63)
+
+
+def test_summary_no_dearer_compares_every_count():
+    """The lane-parallel order of the travel search (no_dearer: no more canals, and per colour no
+    more fields with another player's worker and no more fields in all) agrees with comparing the
+    counts one by one, at the extremes and at random."""
+    def want(a, b):
+        (pa, fa, ca), (pb, fb, cb) = _summary_counts(a), _summary_counts(b)
+        return ca <= cb and all(fa[c] <= fb[c] and pa[c] + fa[c] <= pb[c] + fb[c] for c in range(6))
 
     rng = np.random.default_rng(7)
-    cases = [(pack([15] * 12, 63), pack([15] * 12, 63)), (pack([0] * 12, 0), pack([15] * 12, 63)),
-             (pack([15] * 12, 63), pack([0] * 12, 0))]
-    for k in range(13):  # one count one above the other's, everything else equal
-        lo, hi = [3] * 12, [3] * 12
-        if k < 12:
-            hi[k] = 15
-            cases.append((pack(hi, 5), pack(lo, 5)))
-        else:
-            cases.append((pack(lo, 6), pack(lo, 5)))
+    full, empty = _pack_summary([15] * 6, [15] * 6, 63), _pack_summary([0] * 6, [0] * 6, 0)
+    cases = [(full, full), (empty, full), (full, empty)]
+    for c in range(6):  # one count above, everything else equal; a field moved between the classes
+        lo = [3] * 6
+        hi = list(lo)
+        hi[c] = 15
+        cases += [(_pack_summary(hi, lo, 5), _pack_summary(lo, lo, 5)), (_pack_summary(lo, hi, 5),
+                                                                          _pack_summary(lo, lo, 5))]
+        moved_p, moved_f = list(lo), list(lo)
+        moved_p[c] += 1
+        moved_f[c] -= 1
+        cases += [(_pack_summary(moved_p, moved_f, 5), _pack_summary(lo, lo, 5)),  # a worker's field -> none
+                  (_pack_summary(lo, lo, 5), _pack_summary(moved_p, moved_f, 5))]
+    cases.append((_pack_summary([3] * 6, [3] * 6, 6), _pack_summary([3] * 6, [3] * 6, 5)))
     for _ in range(3000):
-        a = [int(x) for x in rng.integers(0, 16, 12)]
-        b = [min(15, x + int(d)) for x, d in zip(a, rng.integers(-1, 3, 12), strict=True)]
-        cases.append((pack(a, int(rng.integers(0, 64))), pack(b, int(rng.integers(0, 64)))))
+        pa, fa = ([int(x) for x in rng.integers(0, 16, 6)] for _ in range(2))
+        pb = [min(15, x + int(d)) for x, d in zip(pa, rng.integers(-2, 3, 6), strict=True)]
+        fb = [max(0, min(15, x + int(d))) for x, d in zip(fa, rng.integers(-2, 3, 6), strict=True)]
+        cases.append((_pack_summary(pa, fa, int(rng.integers(0, 64))), _pack_summary(pb, fb, int(rng.integers(0, 64)))))
     for a, b in cases:
-        want = all(x <= y for x, y in zip(counts(a), counts(b), strict=True))
-        assert rules.dominates(np.int64(a), np.int64(b)) == want, (counts(a), counts(b))
+        assert rules.no_dearer(np.int64(a), np.int64(b)) == want(a, b), (_summary_counts(a), _summary_counts(b))
+    assert any(want(a, b) for a, b in cases) and not all(want(a, b) for a, b in cases)
+
+
+def test_a_field_with_another_players_worker_is_never_cheaper():
+    """What the search's pruning rests on: whenever a travel's obligations can be paid, so can any
+    that no_dearer puts below them: one passed field fewer, one canal fewer, or a field with
+    another player's worker (1 good to that player, 1 to the supply) passed as one without (2 goods
+    to the supply, which only helps the scales). Checked with the exact payment test on the goods and
+    pieces of seats in random 4-player games, at random obligations."""
+    rng = np.random.default_rng(11)
+    state = np.zeros(rules.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(GAME.make_params(4)), dtype=np.int8)
+    checked = payable = 0
+    for g in range(3):
+        rules.init(state, GAME.make_params(4), 500 + g)
+        while not state[H_TERMINAL]:
+            if rng.random() < 0.06:
+                ws = rules.new_ws()
+                p = int(rng.integers(4))
+                rules.load_context(state, p, ws)
+                for _ in range(8):
+                    plain, foreign = ([int(x) for x in rng.integers(0, 3, 6)] for _ in range(2))
+                    canals, w = int(rng.integers(0, 4)), int(rng.integers(0, 3))
+                    s = _pack_summary(plain, foreign, canals)
+                    if not rules.summary_feasible(np.int64(s), w, ws, p):
+                        continue
+                    payable += 1
+                    c = int(rng.integers(6))
+                    cheaper = []
+                    if foreign[c]:
+                        cheaper.append(_pack_summary([x + (k == c) for k, x in enumerate(plain)],
+                                                     [x - (k == c) for k, x in enumerate(foreign)], canals))
+                        cheaper.append(_pack_summary(plain, [x - (k == c) for k, x in enumerate(foreign)], canals))
+                    if plain[c]:
+                        cheaper.append(_pack_summary([x - (k == c) for k, x in enumerate(plain)], foreign, canals))
+                    if canals:
+                        cheaper.append(_pack_summary(plain, foreign, canals - 1))
+                    for t in cheaper:
+                        assert rules.no_dearer(np.int64(t), np.int64(s))
+                        assert rules.summary_feasible(np.int64(t), w, ws, p), (_summary_counts(s), _summary_counts(t))
+                        checked += 1
+            n = rules.legal_mask(state, mask)
+            rules.apply(state, int(np.flatnonzero(mask)[int(rng.integers(n))]))
+    assert payable >= 40 and checked >= 60, (payable, checked)

@@ -96,21 +96,6 @@ S_LANES = np.int64(0x0F0F0F0F0F0F)
 S_GUARD = np.int64(0x808080808080)
 
 
-@jit
-def dominates(a: np.int64, b: np.int64) -> bool:
-    """Every count of summary ``a`` is at most that of ``b`` (lane-parallel: a lane's top bit
-    survives ``(b | guard) - a`` exactly when b's count is at least a's)."""
-    if ((a >> np.int64(S_CANAL)) & np.int64(63)) > ((b >> np.int64(S_CANAL)) & np.int64(63)):
-        return False
-    ae = a & S_LANES
-    be = b & S_LANES
-    if (((be | S_GUARD) - ae) & S_GUARD) != S_GUARD:
-        return False
-    ao = (a >> np.int64(4)) & S_LANES
-    bo = (b >> np.int64(4)) & S_LANES
-    return (((bo | S_GUARD) - ao) & S_GUARD) == S_GUARD
-
-
 #: the three low / high 8-bit lanes of a spread summary (fields without / with another player's worker)
 S_LOW3 = np.int64(0xFFFFFF)
 S_GUARD3 = np.int64(0x808080)
@@ -124,7 +109,8 @@ def no_dearer(a: np.int64, b: np.int64) -> bool:
     one with another player's worker, one without to either). A field without another player's
     worker costs what one with a worker costs (2 goods of its colour, or 1 good of a cart's), except
     that both its goods go to the supply, and more goods to the supply never cost more (the
-    scales). Weaker than :func:`dominates` (which it implies), so the search keeps fewer labels."""
+    scales). Lane-parallel: a lane's top bit survives ``(b | guard) - a`` exactly when b's count is
+    at least a's."""
     if ((a >> np.int64(S_CANAL)) & np.int64(63)) > ((b >> np.int64(S_CANAL)) & np.int64(63)):
         return False
     for shift in (0, 4):  # the even colours, then the odd ones: a lane per count
