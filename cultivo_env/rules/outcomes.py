@@ -717,7 +717,7 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         bl, nl = keep_layer(bl, bcnt, nl, NUM_COLOURS, back, nb)
     for c in range(lo_c - 1, cfix, -1):
         size = 64
-        while size < nb:
+        while size < 4 * nb:  # room for twice the labels after: the layers tend to grow downwards
             size *= 2
         while True:
             table, prv = new_table(size)
