@@ -36,7 +36,8 @@ The kernels live in one module per rule area (the sections the single ``rules.py
 every name is re-exported here, so ``cultivo_env.rules`` is the kernel module it was as one file:
 
 * ``accessors``: small accessors of the state and shared array helpers;
-* ``payment``: whether a set of obligations can be paid (``pay_feasible``);
+* ``payment``: whether a set of obligations can be paid (``pay_feasible``), and the layout of the
+  travel workspace the searches of one mask share (``WS_*``);
 * ``travel``: the path search (``travel_search``) and the travel targets, steps and origins;
 * ``outcomes``: a travel's obligations and its payment decided as its outcome (``amount_values``);
 * ``market``: the stall stage and purchase splits (``canon_dp``, ``purchase_feasible``);

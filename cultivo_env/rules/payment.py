@@ -93,7 +93,7 @@ def affordable(P: np.ndarray, H: np.ndarray, stl: np.ndarray) -> bool:
 def pay_feasible(ws: np.ndarray, payer: int, m: int) -> bool:
     """Can a travel's obligations be paid?
 
-    Reads the travel workspace ``ws`` (:mod:`cultivo_env.rules.travel`): the payer's context,
+    Reads the travel workspace ``ws`` (the layout above; ``travel.new_ws``): the payer's context,
     ``P0``: goods the payer owes besides per colour (the placement wheat; all of them to the supply),
     and the obligations: per colour, ``e`` passed fields paid as 2 goods to the supply when paid with
     goods, ``f`` fields with another player's worker (1 good to that player, 1 to the supply); and
