@@ -80,3 +80,33 @@ def test_the_mcts_section_times_the_searches_it_says_and_reports_them_against_th
     # a limit already spent stops after one search, and the count says so
     short = bench.mcts_timing("calcada", 2, budget=4, positions=3, limit_s=0.0)
     assert short["searched"] == 1 and "1 of 3" in bench.render_mcts([short])
+
+
+def test_the_kernel_profiler_names_numba_functions_for_perf(tmp_path):
+    """benchmarks/profile_kernels.py: numba's mangled names become dotted ones, and the perf map
+    lists a kernel compiled in this process (here one compiled fresh: a cached one has no LLVM
+    module to name), one line of hex address, hex size and name each."""
+    spec = importlib.util.spec_from_file_location("profile_kernels", ROOT / "benchmarks" / "profile_kernels.py")
+    prof = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prof)
+    mangled = "_ZN11cultivo_env5rules7payment12pay_feasibleB3v58B40c8tJTIeFIjxB2IKSgI4CrvQClQZ6FcpE5ArrayIxLi1E1C"
+    assert prof.short_name(mangled) == "cultivo_env.rules.payment.pay_feasible"
+    assert prof.short_name("NRT_incref") == "NRT_incref"
+    import types
+
+    import numba
+    import numpy as np
+
+    module = types.ModuleType("gamecore._profile_probe")  # a module of the project's packages
+    exec("def probe(a):\n    return a.sum() + 1\n", module.__dict__)  # noqa: S102 - its __module__ is the probe's
+    module.probe = numba.njit(cache=False)(module.probe)
+    module.probe(np.ones(3))
+    sys.modules[module.__name__] = module
+    try:
+        out = tmp_path / "perf.map"
+        assert prof.write_perf_map(str(out)) >= 1
+    finally:
+        del sys.modules[module.__name__]
+    lines = out.read_text().splitlines()
+    assert any(line.split()[2].startswith("gamecore._profile_probe.") for line in lines)
+    assert all(int(line.split()[0], 16) > 0 and int(line.split()[1], 16) > 0 for line in lines)
