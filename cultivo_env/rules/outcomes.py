@@ -356,14 +356,15 @@ def group_steps(dl: np.ndarray, nd: int):
     """The steps ``dl[:nd]`` of a colour (delta keys times ``K_TAG``) grouped by their stall balances:
     (how many groups, each group's balances, where each group starts in the member lists, each
     member's cart balance (without the +64) and barge uses)."""
-    dbs = np.empty(nd, dtype=np.int64)
+    buf = np.zeros(5 * nd + 5, dtype=np.int64)  # one allocation, five views
+    dbs = buf[0:nd]
+    gdb = buf[nd: 2 * nd + 1]
+    gstart = buf[2 * nd + 1: 3 * nd + 3]
+    mfb = buf[3 * nd + 3: 4 * nd + 4]
+    mbu = buf[4 * nd + 4: 5 * nd + 5]
     for j in range(nd):
         dbs[j] = (dl[j] // K_TAG) % K_B
     order = np.argsort(dbs, kind="mergesort")
-    gdb = np.empty(nd + 1, dtype=np.int64)
-    gstart = np.zeros(nd + 2, dtype=np.int64)
-    mfb = np.empty(nd + 1, dtype=np.int64)
-    mbu = np.empty(nd + 1, dtype=np.int64)
     ng = 0
     for jj in range(nd):
         j = order[jj]
@@ -600,6 +601,22 @@ def new_back_cache() -> np.ndarray:
     return bcnt
 
 
+#: the small arrays of :func:`colour_outcomes_cached`, at these offsets of one
+SM_DFIX = 0
+SM_RFIX = SM_DFIX + NUM_COLOURS
+SM_DWORK = SM_RFIX + NUM_COLOURS * MAX_PLAYERS
+SM_ST_LT = SM_DWORK + 4 * MAX_PLAYERS
+SM_REC_LT = SM_ST_LT + NUM_COLOURS + 1
+SM_FLD_LT = SM_REC_LT + (NUM_COLOURS + 1) * MAX_PLAYERS
+SM_CART_LT = SM_FLD_LT + NUM_COLOURS + 1
+SM_BARGE_LT = SM_CART_LT + NUM_COLOURS + 1
+SM_ST_GE = SM_BARGE_LT + NUM_COLOURS + 1
+SM_REC_GE = SM_ST_GE + NUM_COLOURS + 1
+SM_FLD_GE = SM_REC_GE + (NUM_COLOURS + 1) * MAX_PLAYERS
+SM_CART_GE = SM_FLD_GE + NUM_COLOURS + 1
+SMALL_LEN = SM_CART_GE + NUM_COLOURS + 1
+
+
 @jit
 def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.ndarray):
     """:func:`colour_outcomes`, keeping the backward label sets (``bl``, a flat list, and ``bcnt``:
@@ -622,20 +639,22 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         G += tc[c]
         for rr in range(1, n):
             G += tc[TC_Q + MAX_PLAYERS * c + rr]
-    Dfix = np.zeros(NUM_COLOURS, dtype=np.int64)
-    Rfix = np.zeros(NUM_COLOURS * MAX_PLAYERS, dtype=np.int64)
-    dwork = np.empty(4 * MAX_PLAYERS, dtype=np.int64)  # colour_deltas' scratch
+    # the small arrays of the search, views of one (an allocation costs more than a view)
+    small = np.zeros(SMALL_LEN, dtype=np.int64)
+    Dfix = small[SM_DFIX: SM_DFIX + NUM_COLOURS]
+    Rfix = small[SM_RFIX: SM_RFIX + NUM_COLOURS * MAX_PLAYERS]
+    dwork = small[SM_DWORK: SM_DWORK + 4 * MAX_PLAYERS]  # colour_deltas' scratch
     for c in range(NUM_COLOURS):
         for r in range(SUPPLY + 1):
             Dfix[c] += state[AGG + NUM_COLOURS * r + c]
         for rr in range(1, n):
             Rfix[MAX_PLAYERS * c + rr] = state[AGG + NUM_COLOURS * ((p + rr) % n) + c]
     # what the colours before c can have done: stalls, goods at each receiver, fields, carts, barges
-    st_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
-    rec_lt = np.zeros((NUM_COLOURS + 1) * MAX_PLAYERS, dtype=np.int64)
-    fld_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
-    cart_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
-    barge_lt = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    st_lt = small[SM_ST_LT: SM_ST_LT + NUM_COLOURS + 1]
+    rec_lt = small[SM_REC_LT: SM_REC_LT + (NUM_COLOURS + 1) * MAX_PLAYERS]
+    fld_lt = small[SM_FLD_LT: SM_FLD_LT + NUM_COLOURS + 1]
+    cart_lt = small[SM_CART_LT: SM_CART_LT + NUM_COLOURS + 1]
+    barge_lt = small[SM_BARGE_LT: SM_BARGE_LT + NUM_COLOURS + 1]
     for c in range(NUM_COLOURS):
         st_lt[c + 1] = st_lt[c] + stl[c]
         f = tc[c]
@@ -654,10 +673,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
                 x += m
             rec_lt[MAX_PLAYERS * (c + 1) + d] = min(x, nst)
     # and what the colours from c on can still do
-    st_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
-    rec_ge = np.zeros((NUM_COLOURS + 1) * MAX_PLAYERS, dtype=np.int64)
-    fld_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
-    cart_ge = np.zeros(NUM_COLOURS + 1, dtype=np.int64)
+    st_ge = small[SM_ST_GE: SM_ST_GE + NUM_COLOURS + 1]
+    rec_ge = small[SM_REC_GE: SM_REC_GE + (NUM_COLOURS + 1) * MAX_PLAYERS]
+    fld_ge = small[SM_FLD_GE: SM_FLD_GE + NUM_COLOURS + 1]
+    cart_ge = small[SM_CART_GE: SM_CART_GE + NUM_COLOURS + 1]
     for c in range(NUM_COLOURS - 1, -1, -1):
         st_ge[c] = st_ge[c + 1] + stl[c]
         fld_ge[c] = fld_ge[c + 1] + fld_lt[c + 1] - fld_lt[c]
