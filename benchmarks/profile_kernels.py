@@ -57,7 +57,10 @@ def write_perf_map(path: str | None = None) -> int:
     for name, module in list(sys.modules.items()):
         if name.split(".")[0] not in ("gamecore", "callisto_env", "calcada_env", "calimala_env", "cultivo_env"):
             continue
-        for value in list(vars(module).values()):
+        values = list(vars(module).values())
+        if name == "gamecore.batch_kernels":  # the batched kernels are closures kept in _BUILT
+            values += [f for built in module._BUILT.values() for w in built for f in (w, getattr(w, "kernel", None))]
+        for value in values:
             if type(value) is not CPUDispatcher:
                 continue
             for cres in value.overloads.values():
@@ -92,6 +95,10 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=None, help="seats (default: the game's smallest count)")
     ap.add_argument("--games", type=int, default=20, help="random games to play (default 20)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--batched", type=float, default=0.0, metavar="SECONDS",
+                    help="instead of the games: step a BatchedGames(--num-envs) on one thread for SECONDS, "
+                         "observations, masks and random picks included (bench.py's batched step row)")
+    ap.add_argument("--num-envs", type=int, default=1024)
     ap.add_argument("--cache", action="store_true", help="keep NUMBA_CACHE_DIR (kernels loaded from it are not named)")
     args = ap.parse_args()
     if not args.cache:
@@ -112,6 +119,22 @@ def main() -> None:
     state = np.zeros(kernels.STATE_LEN, dtype=np.int64)
     mask = np.zeros(spec.num_actions(params), dtype=np.int8)
     rng = np.random.default_rng(args.seed)
+    if args.batched > 0:
+        from gamecore.batched import BatchedGames
+
+        batch = BatchedGames(args.game, args.num_envs, seed=args.seed, num_threads=1, num_players=int(params[0]))
+        batch.reset()
+        batch.step(batch.random_actions())  # compile (or load) before the clock starts
+        print(f"{args.game}: compiled; stepping for {args.batched} s (pid {os.getpid()})", file=sys.stderr, flush=True)
+        decisions, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < args.batched:
+            batch.step(batch.random_actions())
+            decisions += batch.num_envs
+        seconds = time.perf_counter() - t0
+        named = write_perf_map()
+        print(f"{args.game}: {decisions} batched decisions ({decisions / seconds:,.0f}/s) in {seconds:.2f} s; "
+              f"perf map of {named} functions in /tmp/perf-{os.getpid()}.map", file=sys.stderr)
+        return
     kernels.init(state, params, args.seed)  # compile (or load) before the clock starts
     kernels.apply(state, int(np.flatnonzero(mask)[0]) if kernels.legal_mask(state, mask) else 0)
     decisions = 0

@@ -631,10 +631,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     H, scal, stl, cown, bown = pay_context(state, p)
     tc = travel_counts(state, p, n)
     m = tc[TC_M]
-    nst = 0
+    nst = np.int64(0)
     for c in range(NUM_COLOURS):
         nst += stl[c]
-    G = 0
+    G = np.int64(0)
     for c in range(NUM_COLOURS):
         G += tc[c]
         for rr in range(1, n):
@@ -692,11 +692,11 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     # forward: the labels before colour cfix
     fwd = np.empty(16, dtype=np.int64)
     fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
-    nf = 1
+    nf = np.int64(1)
     for c in range(cfix):
         dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
                                dwork)
-        size = 64
+        size = np.int64(64)
         while True:
             table, nxt = new_table(size)
             cnt = forward_fill(fwd, nf, dl, nd, n, m, c, fld_ge, cart_ge, rec_ge, st_ge, table, nxt)
@@ -709,10 +709,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     if bcnt[7] <= cfix + 1:  # kept from a call before: rebuild the set
         off = bcnt[cfix + 1]
         nb = bcnt[8 + cfix + 1]
-        size = 64
+        size = np.int64(64)
         while True:
             done, back = new_table(size)
-            cnt = 0
+            cnt = np.int64(0)
             for i in range(nb):
                 cnt = set_put(done, back, cnt, bl[off + i])
                 if cnt < 0:
@@ -724,23 +724,23 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         lo_c = cfix + 1
     else:
         lo_c = NUM_COLOURS
-        size = 64
+        size = np.int64(64)
         while 2 * (m + 1) > size:
             size *= 2
         done, back = new_table(size)
-        nb = 0
+        nb = np.int64(0)
         for bu in range(m + 1):
             nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
-    nl = 0
+    nl = np.int64(0)
     if lo_c == NUM_COLOURS:
-        bl, nl = keep_layer(bl, bcnt, nl, NUM_COLOURS, back, nb)
+        bl, nl = keep_layer(bl, bcnt, nl, np.int64(NUM_COLOURS), back, nb)
     for c in range(lo_c - 1, cfix, -1):
-        size = 64
+        size = np.int64(64)
         while size < 4 * nb:  # room for twice the labels after: the layers tend to grow downwards
             size *= 2
         while True:
             table, prv = new_table(size)
-            cnt = 0
+            cnt = np.int64(0)
             for bu_in in range(m + 1 if c == YELLOW else 1):
                 dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
                                        Dfix, Rfix, dwork)
@@ -758,10 +758,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     if lo_c == NUM_COLOURS:
         bcnt[7] = cfix + 1
     # the pending colour's steps joining the two
-    size = 16
+    size = np.int64(16)
     while True:
         found, tuples = new_table(size)
-        nt = 0
+        nt = np.int64(0)
         for bu_in in range(m + 1 if cfix == YELLOW else 1):
             dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
                                    Dfix, Rfix, dwork)

@@ -128,7 +128,7 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
                 k += 1
             state[PAY_I] = k
             if k == NUM_COLOURS * n:
-                keep_outcomes(state, np.zeros(1, dtype=np.int64), 0)
+                keep_outcomes(state, np.zeros(1, dtype=np.int64), np.int64(0))
                 finish_payment(state, p)
                 return
             tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, bl, bcnt)
@@ -170,7 +170,7 @@ def start_payment(state: np.ndarray, p: int) -> None:
     build_obligations(state, p)
     state[PAY_I] = 0
     state[H_PHASE] = PH_PAY
-    next_amount(state, p, True)
+    next_amount(state, p, np.bool_(True))
 
 
 @jit
@@ -342,7 +342,7 @@ def apply_decision(state: np.ndarray, action: int) -> None:
         step_to(state, p, action - A_FIELD)
     elif ph == PH_PAY:
         set_amount(state, p, action - A_AMOUNT)
-        next_amount(state, p, False)
+        next_amount(state, p, np.bool_(False))
     elif ph == PH_PRODUCE:
         c = action - A_COLOUR
         gain(state, p, c, produce_amount(state, p, c))
