@@ -47,12 +47,37 @@ def short_name(mangled: str) -> str:
     return ".".join(parts) or mangled
 
 
+def elf_function_sizes(obj: bytes) -> dict[str, int]:
+    """{symbol: size in bytes} of the functions of an ELF64 little-endian object file (numba's
+    compiled object code), read from its symbol table; {} for anything else."""
+    import struct
+
+    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return {}
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    sizes: dict[str, int] = {}
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sh[6]]
+        for off in range(sh[4], sh[4] + sh[5], 24):
+            st_name, st_info, _, _, _, st_size = struct.unpack_from("<IBBHQQ", obj, off)
+            if st_info & 0xF == 2 and st_size:  # STT_FUNC
+                start = strtab[4] + st_name
+                name = obj[start:obj.index(b"\0", start)].decode()
+                sizes[name] = st_size
+    return sizes
+
+
 def write_perf_map(path: str | None = None) -> int:
     """Write the perf map of every project kernel compiled in this process; returns how many
     functions it names."""
     from numba.core.registry import CPUDispatcher
 
     entries: set[tuple[int, str]] = set()
+    sizes: dict[str, int] = {}
     seen: set[int] = set()
     for name, module in list(sys.modules.items()):
         if name.split(".")[0] not in ("gamecore", "callisto_env", "calcada_env", "calimala_env", "cultivo_env"):
@@ -71,6 +96,10 @@ def write_perf_map(path: str | None = None) -> int:
                 llvm_module = getattr(lib, "_final_module", None)
                 if llvm_module is None:  # loaded from the cache: nothing to name
                     continue
+                try:  # exact sizes where numba kept the object code (it does when it caches a kernel)
+                    sizes.update(elf_function_sizes(lib._get_compiled_object()))
+                except Exception:  # noqa: BLE001 - no object code kept: sizes up to the next function
+                    pass
                 for fn in llvm_module.functions:
                     if fn.is_declaration:
                         continue
@@ -85,6 +114,7 @@ def write_perf_map(path: str | None = None) -> int:
         for i, (addr, fname) in enumerate(rows):
             nxt = rows[i + 1][0] if i + 1 < len(rows) else addr + 4096
             size = nxt - addr if 0 < nxt - addr < 1 << 20 else 4096
+            size = min(size, sizes.get(fname, size))
             fh.write(f"{addr:x} {size:x} {short_name(fname)}\n")
     return len(rows)
 

@@ -640,3 +640,64 @@ def test_the_wrapped_env_pickles_and_copies(game_name):
         assert np.array_equal(other.unwrapped.get_state(), env.unwrapped.get_state())
     with pytest.raises(AttributeError, match="before reset"):
         game_module(game_name).env().agent_selection  # noqa: B018
+
+
+# ---- scratch arrays on the stack (gamecore.scratch) ------------------------------------------------
+def test_stack_scratch_arrays_behave_as_c_contiguous_arrays_of_their_shape_and_dtype():
+    import numba
+
+    from gamecore.scratch import stack_empty
+
+    @numba.njit
+    def helper(v):
+        total = 0
+        for i in range(v.shape[0]):
+            total += v[i]
+        return total
+
+    @numba.njit
+    def fill(k):
+        a = stack_empty(7, np.int64)
+        b = stack_empty((3, 4), np.int8)
+        c = stack_empty(5, np.bool_)
+        for i in range(7):
+            a[i] = i * k
+        for i in range(3):
+            for j in range(4):
+                b[i, j] = 4 * i + j
+        c[:] = True
+        row = b[2]  # a view passed on and reduced
+        return helper(a), row.sum(), b.strides, a.shape, b.shape, c.sum(), a.itemsize
+
+    assert fill(2) == (42, 38, (4, 1), (7,), (3, 4), 5, 8)
+
+    @numba.njit
+    def many(reps):  # a fresh scratch array per iteration, each filled before it is read
+        total = 0
+        for r in range(reps):
+            v = stack_empty(29, np.int64)
+            v[:] = r
+            total += helper(v)
+        return total
+
+    assert many(100_000) == 29 * sum(range(100_000))
+
+
+def test_stack_scratch_shapes_must_be_known_when_the_kernel_compiles_and_small():
+    import numba
+
+    from gamecore.scratch import MAX_STACK_BYTES, stack_empty
+
+    @numba.njit
+    def dynamic(n):
+        return stack_empty(n, np.int64).shape[0]
+
+    with pytest.raises(numba.core.errors.TypingError, match="stack_empty"):
+        dynamic(3)
+
+    @numba.njit
+    def huge():
+        return stack_empty(MAX_STACK_BYTES, np.int64).shape[0]
+
+    with pytest.raises(numba.core.errors.TypingError, match="more than"):
+        huge()

@@ -84,6 +84,12 @@ from calimala_env.rules.mat import (
 from calimala_env.rules.turn import promote_option
 from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
 from gamecore.jit import jit
+from gamecore.scratch import stack_empty
+
+#: rows of the duty checks of one activation decision: the two pending actions and every card play
+DUTY_ROWS = 2 + NUM_MOVES
+#: rows of the duty checks of one option decision (the most options: 3 ports + stop, 5 builds ...)
+OPTION_ROWS = 10
 
 
 # =================================================================================================
@@ -102,7 +108,8 @@ def _mask_place(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
             need |= bits
     if need:
         f |= search_achievable(v, need, np.int64(0))
-    ok = np.zeros(NUM_SPACES, dtype=np.int8)
+    ok = stack_empty(NUM_SPACES, np.int8)
+    ok[:] = 0
     anyok = False
     for s in range(NUM_SPACES):
         if f & street_bits(state, s):
@@ -139,10 +146,12 @@ def _mask_activate(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     goal = pending_goal(state)
     duty = placer_duty(state) and achievable(v, goal)
     count = 0
-    rows = np.empty((2 + NUM_MOVES if duty else 0, VLEN), dtype=np.int64)
-    goals = np.empty(rows.shape[0], dtype=np.int64)
-    tags = np.empty(rows.shape[0], dtype=np.int64)
-    ok = np.zeros(NUM_ACTIONS if duty else 0, dtype=np.int8)
+    rows = stack_empty((DUTY_ROWS, VLEN), np.int64)
+    goals = stack_empty(DUTY_ROWS, np.int64)
+    tags = stack_empty(DUTY_ROWS, np.int64)
+    ok = stack_empty(NUM_ACTIONS, np.int8)
+    if duty:
+        ok[:] = 0
     m = 0
     for k in range(2):
         if state[PENDING + k] == 0:
@@ -190,9 +199,8 @@ def _option_bits(state: np.ndarray, v: np.ndarray, duty: bool, goal: int) -> tup
     ph = state[H_PHASE]
     p = state[H_CURRENT]
     cand = 0
-    n_rows = 10 if duty else 0
-    rows = np.empty((n_rows, VLEN), dtype=np.int64)
-    tags = np.empty(n_rows, dtype=np.int64)
+    rows = stack_empty((OPTION_ROWS, VLEN), np.int64)
+    tags = stack_empty(OPTION_ROWS, np.int64)
     m = 0
     if ph == PH_SHIP or ph == PH_TRANSPORT:
         base = A_SHIP
@@ -259,10 +267,11 @@ def _option_bits(state: np.ndarray, v: np.ndarray, duty: bool, goal: int) -> tup
                         m += 1
     keeps = 0
     if duty:
-        goals = np.empty(m, dtype=np.int64)
+        goals = stack_empty(OPTION_ROWS, np.int64)
         for i in range(m):
             goals[i] = goal
-        ok = np.zeros(16, dtype=np.int8)
+        ok = stack_empty(16, np.int8)
+        ok[:] = 0
         _duty_checks(rows, goals, tags, np.int64(m), ok)
         for k in range(16):
             if ok[k]:
@@ -318,7 +327,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
                     mask[A_PROMOTE + 3 * s + d] = 1
                     count += 1
         return count
-    v = np.empty(VLEN, dtype=np.int64)
+    v = stack_empty(VLEN, np.int64)
     fill_mat(state, p, v)
     if ph == PH_PLACE:
         return _mask_place(state, mask, v)

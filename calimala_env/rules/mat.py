@@ -23,6 +23,7 @@ from calimala_env.layout import (
     MAX_SHIPS,
     MAX_WORKSHOPS,
     NUM_BUILDINGS,
+    NUM_CARDS,
     NUM_CHURCHES,
     NUM_PORTS,
     NUM_RES,
@@ -41,6 +42,7 @@ from calimala_env.layout import (
 )
 from calimala_env.rules.helpers import P, art_free, church_free, city_free
 from gamecore.jit import jit
+from gamecore.scratch import stack_empty
 
 # ---- the mat vector: what the feasibility of one player's actions depends on ---------------------
 V_HAND = 0  # 9 card counts
@@ -68,6 +70,7 @@ MOVE_ARG.setflags(write=False)
 # NB: constants passed to another kernel are wrapped in np.int64(...): numba compiles a separate
 # specialization (with its whole call tree) for every literal argument value
 SEARCH_TABLE = 4096  # visited-state hash table of one search (smaller for small hands)
+SEARCH_DEPTH = NUM_CARDS + 1  # the search's stack: one mat per card played, a hand holds at most every card
 SEARCH_BUDGET = 3000  # at most this many distinct states per search (never reached in our tests)
 # HELPS[t]: the actions a card of type t can make possible, by the quantities its action raises
 # (Wood / Brick / Marble: that warehouse's cubes; Weave: cloth; Ship / Transport: workshop room;
@@ -315,9 +318,12 @@ def search_achievable(v0: np.ndarray, goal: int, stop_at_first: int) -> int:
     # sequences there are (so the search is exhaustive); beyond, far more than we ever saw used
     size = 64 if cards <= 2 else (512 if cards == 3 else SEARCH_TABLE)
     budget = size * 3 // 4 if size < SEARCH_TABLE else SEARCH_BUDGET
-    stack = np.empty((cards + 1, VLEN), dtype=np.int64)
-    nxt = np.zeros(cards + 1, dtype=np.int64)
-    table = np.zeros(size, dtype=np.int64)
+    # scratch on the stack (gamecore.scratch): a hand holds at most every card
+    stack = stack_empty((SEARCH_DEPTH, VLEN), np.int64)
+    nxt = stack_empty(SEARCH_DEPTH, np.int64)
+    nxt[0] = 0
+    table = stack_empty(SEARCH_TABLE, np.int64)
+    table[:size] = 0
     for i in range(VLEN):
         stack[0, i] = v0[i]
     depth = 0

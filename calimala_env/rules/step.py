@@ -60,6 +60,7 @@ from calimala_env.rules.turn import (
 )
 from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
 from gamecore.jit import jit
+from gamecore.scratch import stack_empty
 from gamecore.kernels import count_decision
 
 
@@ -149,7 +150,7 @@ def _forced(state: np.ndarray, mask: np.ndarray) -> int:
         if state[PENDING] > 0 or state[PENDING + 1] > 0:
             return -1
         p = state[H_CURRENT]
-        v = np.empty(VLEN, dtype=np.int64)
+        v = stack_empty(VLEN, np.int64)
         fill_mat(state, p, v)
         for t in range(NUM_TYPES):
             if v[V_HAND + t] > 0 and can_do(v, t):
@@ -169,7 +170,7 @@ def apply(state: np.ndarray, action: int) -> None:
     legal option, e.g. ending an activation with nothing left to do, or the only build possible),
     up to the next real decision. Placements and scoring-card choices are always asked."""
     count_decision(state)
-    mask = np.empty(NUM_ACTIONS, dtype=np.int8)
+    mask = stack_empty(NUM_ACTIONS, np.int8)
     a = action
     for _ in range(10_000):
         if apply_one(state, a):

@@ -54,6 +54,7 @@ from calimala_env.rules.mat import VLEN, can_do, fill_mat
 from calimala_env.rules.scoring import final_scoring, score_tile
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
 from gamecore.jit import jit
+from gamecore.scratch import stack_empty
 
 
 # =================================================================================================
@@ -164,7 +165,7 @@ def resolve_action(state: np.ndarray, t: int) -> None:
         if space_type(state, s, k) == t:
             state[PENDING + k] -= 1
             break
-    v = np.empty(VLEN, dtype=np.int64)
+    v = stack_empty(VLEN, np.int64)
     fill_mat(state, p, v)
     if can_do(v, t):
         if state[ACT_I] == 0:
@@ -193,7 +194,7 @@ def end_activation(state: np.ndarray) -> bool:
     True when the turn's activations are over (the fourth disc comes next)."""
     p = state[H_CURRENT]
     s = state[SPACE]
-    v = np.empty(VLEN, dtype=np.int64)
+    v = stack_empty(VLEN, np.int64)
     fill_mat(state, p, v)
     draws = 0
     for k in range(2):
