@@ -60,8 +60,8 @@ from calimala_env.rules.turn import (
 )
 from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.scratch import stack_empty
 from gamecore.kernels import count_decision
+from gamecore.scratch import stack_empty
 
 
 # =================================================================================================
