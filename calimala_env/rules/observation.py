@@ -134,6 +134,13 @@ from gamecore.rng import rng_seed, rng_shuffle
 # observation
 # =================================================================================================
 @jit
+def _rel(seat: int, player: int, n: int) -> int:
+    """``(seat - player) mod n`` for seats 0..n-1, without a division (observe runs every step)."""
+    r = seat - player
+    return r + n if r < 0 else r
+
+
+@jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Seat ``player``'s view, laid out as ``layout.OBS``: seat blocks (the observer first), the
     observer's own hand and scoring cards, then the public board and the turn. Other seats' hands
@@ -143,7 +150,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         out[i] = 0
     for q in range(n):
-        rel = (q - player + n) % n
+        rel = _rel(q, player, n)
         b = off[O_SEATS] + OBS_SEAT * rel
         for r in range(NUM_RES):
             out[b + OS_WH + r] = state[WH + NUM_RES * q + r]
@@ -187,36 +194,34 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             d = state[STACK + MAX_STACK * s + i]
             b = off[O_STACKS] + MAX_STACK * OBS_DISC * s + OBS_DISC * i
             out[b] = 1
-            if d >= WHITE_BASE:
-                out[b + 1] = 1
-                owner = d - WHITE_BASE
-            else:
-                owner = d - 1
-            out[b + 2 + (owner - player + n) % n] = 1
+            white = d >= WHITE_BASE
+            out[b + 1] = 1 if white else 0
+            owner = d - WHITE_BASE if white else d - 1
+            out[b + 2 + _rel(owner, player, n)] = 1
     for k in range(NUM_SEATS):
         out[off[O_TILES] + NUM_TILES * k + state[TILES + k]] = 1
         sv = state[SEAT + k]
         if sv == SEAT_EMPTY:
             out[off[O_SEAT_OWNER] + (1 + n) * k] = 1
         elif sv >= SEAT_BASE:
-            out[off[O_SEAT_OWNER] + (1 + n) * k + 1 + (sv - SEAT_BASE - player + n) % n] = 1
+            out[off[O_SEAT_OWNER] + (1 + n) * k + 1 + _rel(sv - SEAT_BASE, player, n)] = 1
     out[off[O_NEXT_SEAT] + state[NEXT_SEAT]] = 1
     for i in range(ART_SLOTS[COUNCIL]):
         o = state[COUNCIL_ART + i]
         if o > 0:
-            out[off[O_COUNCIL_ART] + n * i + (o - 1 - player + n) % n] = 1
+            out[off[O_COUNCIL_ART] + n * i + _rel(o - 1, player, n)] = 1
     for t in range(NUM_TYPES):
         out[off[O_DISCARD] + t] = state[DISCARD + t]
     out[off[O_DECK_N]] = state[DECK_N]
     for i in range(NUM_START):
         out[off[O_START_LEFT] + i] = state[START_LEFT + i]
-    out[off[O_START] + (state[START] - player + n) % n] = 1
+    out[off[O_START] + _rel(state[START], player, n)] = 1
     out[off[O_END]] = state[END_TRIGGERED]
     if state[H_TERMINAL]:
         return
     out[off[O_PHASE] + state[H_PHASE]] = 1
-    out[off[O_OWNER] + (state[H_OWNER] - player + n) % n] = 1
-    out[off[O_CURRENT] + (state[H_CURRENT] - player + n) % n] = 1
+    out[off[O_OWNER] + _rel(state[H_OWNER], player, n)] = 1
+    out[off[O_CURRENT] + _rel(state[H_CURRENT], player, n)] = 1
     if state[ACT_N] > 0:
         s = state[SPACE]
         out[off[O_SPACE] + s] = 1
@@ -225,7 +230,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         for i in range(state[ACT_N]):
             if i == state[ACT_I]:
                 out[off[O_ACT] + (1 + n) * i] = 1
-            out[off[O_ACT] + (1 + n) * i + 1 + (state[ACT_OWNER + i] - player + n) % n] = 1
+            out[off[O_ACT] + (1 + n) * i + 1 + _rel(state[ACT_OWNER + i], player, n)] = 1
         out[off[O_OBLIG]] = state[OBLIG]
         ph = state[H_PHASE]
         if ph >= PH_SHIP and ph <= PH_CONTRIBUTE:
