@@ -587,6 +587,16 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
     scores(state, out)
 
 
+# board value v (0 empty, 1 + NUM_KINDS * colour + kind) -> the offsets of its colour and its kind
+# within an observed square, and 1 (0 for an empty square, whose two writes then OR in nothing)
+_OBS_VCOL = np.array([0] + [(v - 1) // NUM_KINDS for v in range(1, NUM_COLOURS * NUM_KINDS + 1)], dtype=np.int64)
+_OBS_VKIND = np.array([0] + [NUM_COLOURS + (v - 1) % NUM_KINDS for v in range(1, NUM_COLOURS * NUM_KINDS + 1)],
+                      dtype=np.int64)
+_OBS_VSET = np.array([0] + [1] * (NUM_COLOURS * NUM_KINDS), dtype=np.int8)
+for _a in (_OBS_VCOL, _OBS_VKIND, _OBS_VSET):
+    _a.setflags(write=False)
+
+
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Flat int8 vector laid out as ``layout.OBS``: n seat blocks (observer first, then the others
@@ -595,47 +605,55 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     everybody saw go under it in display swaps: their kinds, and the next three of them in order)."""
     n = state[H_NPLAYERS]
     side = state[SIDE]
-    off = OBS_OFF[n]
     out[:] = 0
+    o_seats = OBS_OFF[n, O_SEATS]
     for q in range(n):
-        rel = (q - player + n) % n
-        base = off[O_SEATS] + OBS_SEAT * rel
-        for sq in range(NUM_SQUARES):
+        rel = q - player
+        if rel < 0:
+            rel += n
+        base = o_seats + OBS_SEAT * rel
+        for sq in range(NUM_SQUARES):  # without a branch per square: an empty one ORs in 0
             v = state[BOARD + NUM_SQUARES * q + sq]
-            if v != 0:
-                out[base + OBS_SQUARE * sq + tile_colour(v)] = 1
-                out[base + OBS_SQUARE * sq + NUM_COLOURS + tile_kind(v)] = 1
+            at = base + OBS_SQUARE * sq
+            out[at + _OBS_VCOL[v]] |= _OBS_VSET[v]
+            out[at + _OBS_VKIND[v]] |= _OBS_VSET[v]
         out[base + NUM_SQUARES * OBS_SQUARE] = clip8(state[BONUS + q])
         out[base + NUM_SQUARES * OBS_SQUARE + 1] = clip8(state[POINTS + q])
+    o_numbers = OBS_OFF[n, O_NUMBERS]
+    o_districts = OBS_OFF[n, O_DISTRICTS]
     for sq in range(NUM_SQUARES):
-        out[off[O_NUMBERS] + sq] = SQ_NUMBER[side, sq]
-        out[off[O_DISTRICTS] + sq] = SQ_DISTRICT[side, sq]
+        out[o_numbers + sq] = SQ_NUMBER[side, sq]
+        out[o_districts + sq] = SQ_DISTRICT[side, sq]
+    o_carousel = OBS_OFF[n, O_CAROUSEL]
     for i in range(NUM_SPACES * NUM_COLOURS):
-        out[off[O_CAROUSEL] + i] = state[CAR + i]
+        out[o_carousel + i] = state[CAR + i]
+    o_displays = OBS_OFF[n, O_DISPLAYS]
     for c in range(NUM_COLOURS):
         for slot in range(DISPLAY_SIZE):
             v = state[DISPLAY + DISPLAY_SIZE * c + slot]
             if v != 0:
-                out[off[O_DISPLAYS] + NUM_KINDS * (DISPLAY_SIZE * c + slot) + v - 1] = 1
-        out[off[O_STACK_SIZES] + c] = state[STACK_N + c]
-        out[off[O_SB_ROWS] + c] = state[SB_ROW + c]
-        out[off[O_MULTIPLIERS] + c] = multiplier(state, c)
-    out[off[O_PHASE] + state[PHASE]] = 1
-    out[off[O_DECL_NUM]] = clip8(state[DECL_NUM])
+                out[o_displays + NUM_KINDS * (DISPLAY_SIZE * c + slot) + v - 1] = 1
+        out[OBS_OFF[n, O_STACK_SIZES] + c] = state[STACK_N + c]
+        out[OBS_OFF[n, O_SB_ROWS] + c] = state[SB_ROW + c]
+        out[OBS_OFF[n, O_MULTIPLIERS] + c] = multiplier(state, c)
+    out[OBS_OFF[n, O_PHASE] + state[PHASE]] = 1
+    out[OBS_OFF[n, O_DECL_NUM]] = clip8(state[DECL_NUM])
     if state[PHASE] == PHASE_PLACE:
-        out[off[O_DECL_COL] + state[DECL_COL]] = 1
-    out[off[O_END]] = state[END_TRIGGERED]
-    out[off[O_ROUND_PLACED]] = state[ROUND_PLACED]
+        out[OBS_OFF[n, O_DECL_COL] + state[DECL_COL]] = 1
+    out[OBS_OFF[n, O_END]] = state[END_TRIGGERED]
+    out[OBS_OFF[n, O_ROUND_PLACED]] = state[ROUND_PLACED]
     if not state[H_TERMINAL]:
-        out[off[O_CURRENT] + (state[H_CURRENT] - player + n) % n] = 1
-    out[off[O_START] + (state[START] - player + n) % n] = 1
+        out[OBS_OFF[n, O_CURRENT] + (state[H_CURRENT] - player + n) % n] = 1
+    out[OBS_OFF[n, O_START] + (state[START] - player + n) % n] = 1
+    o_kinds = OBS_OFF[n, O_KNOWN_KINDS]
+    o_next = OBS_OFF[n, O_KNOWN_NEXT]
     for c in range(NUM_COLOURS):  # the known bottom of each stack (public: it went under in a swap)
         base = STACK + TILES_PER_COLOUR * c
         known = state[STACK_KNOWN + c]
         for i in range(known):
-            out[off[O_KNOWN_KINDS] + NUM_KINDS * c + state[base + i]] += 1
+            out[o_kinds + NUM_KINDS * c + state[base + i]] += 1
         for j in range(min(known, DISPLAY_SIZE)):
-            out[off[O_KNOWN_NEXT] + NUM_KINDS * (DISPLAY_SIZE * c + j) + state[base + known - 1 - j]] = 1
+            out[o_next + NUM_KINDS * (DISPLAY_SIZE * c + j) + state[base + known - 1 - j]] = 1
 
 
 @jit
