@@ -77,6 +77,7 @@ from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TER
 from gamecore.jit import jit
 from gamecore.kernels import check_header, count_decision
 from gamecore.rng import rng_seed
+from gamecore.scratch import stack_empty
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 _PILLAR_KIND = 0
@@ -231,6 +232,7 @@ _PILLAR_SET = NUM_ORIENTS
 BB_SHIFT = BB_OFFSETS.astype(np.uint64)
 BB_SHIFT.setflags(write=False)
 _NOFF = BB_OFFSETS.shape[0]
+_X_LEN = 8 * _NOFF  # _legal_sets' shifted free / next-to-own words
 assert int(BB_OFFSETS.max()) < 64 and int(BB_OFFSETS.min()) == 0
 assert BB_WORDS == 4  # _legal_sets works in four explicit lanes
 
@@ -337,7 +339,7 @@ def _legal_sets(state: np.ndarray, seat: int, out: np.ndarray, base: int) -> boo
         g1 = edge_neighbours(state, own, 1, BB_WORDS) & f1
         g2 = edge_neighbours(state, own, 2, BB_WORDS) & f2
         g3 = edge_neighbours(state, own, 3, BB_WORDS) & f3
-        x = np.empty(8 * _NOFF, dtype=np.uint64)
+        x = stack_empty(_X_LEN, np.uint64)  # on the stack: no allocation per decision
         for j in range(_NOFF):
             b = BB_SHIFT[j]
             x[8 * j] = _funnel(f0, f1, b)
