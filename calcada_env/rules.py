@@ -97,6 +97,7 @@ from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TER
 from gamecore.jit import jit
 from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
+from gamecore.scratch import stack_empty
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 
@@ -493,23 +494,27 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
     seat = state[H_CURRENT]
     side = state[SIDE]
     count = 0
-    open_ = np.empty(NUM_COLOURS, dtype=np.int64)
+    open_ = stack_empty(NUM_COLOURS, np.int64)
     open_squares(state, seat, open_)
     if state[PHASE] == PHASE_DECLARE:
         # declare_ok for every cobblestone at once: colour on the scoreboard, display not empty, a
-        # square open for the colour that shows the number of the stone's space
-        declarable = np.zeros((NUM_SPACES, NUM_COLOURS), dtype=np.bool_)
-        can_declare = False
+        # square open for the colour that shows the number of the stone's space; bit
+        # NUM_COLOURS * space + c of ``declarable`` for the stone of colour c on that space
+        avail = 0
+        for c in range(NUM_COLOURS):
+            if not retired(state, c) and display_count(state, c) > 0:
+                avail |= 1 << c
+        declarable = 0
         for space in range(NUM_SPACES):
-            legal_squares = 0
+            legal_squares = -1  # computed at the first colour that needs it
             for c in range(NUM_COLOURS):
-                if state[CAR + NUM_COLOURS * space + c] == 0 or retired(state, c) or display_count(state, c) == 0:
+                if state[CAR + NUM_COLOURS * space + c] == 0 or not (avail >> c) & 1:
                     continue
-                if legal_squares == 0:
+                if legal_squares < 0:
                     legal_squares = number_squares(side, declared_number(state, space))
                 if open_[c] & legal_squares:
-                    declarable[space, c] = True
-                    can_declare = True
+                    declarable |= 1 << (NUM_COLOURS * space + c)
+        can_declare = declarable != 0
         for space in range(NUM_SPACES):
             for c in range(NUM_COLOURS):
                 if state[CAR + NUM_COLOURS * space + c] == 0:
@@ -519,7 +524,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
                     mask[A_BONUS_MOVE + i] = 1
                     count += 1
                 if can_declare:
-                    if declarable[space, c]:
+                    if (declarable >> i) & 1:
                         mask[A_DECLARE + i] = 1
                         count += 1
                 else:
