@@ -318,7 +318,7 @@ def search_achievable(v0: np.ndarray, goal: int, stop_at_first: int) -> int:
     # sequences there are (so the search is exhaustive); beyond, far more than we ever saw used
     size = 64 if cards <= 2 else (512 if cards == 3 else SEARCH_TABLE)
     budget = size * 3 // 4 if size < SEARCH_TABLE else SEARCH_BUDGET
-    # scratch on the stack (gamecore.scratch): a hand holds at most every card
+    # scratch on the stack (gamecore.scratch), sized for the largest hand
     stack = stack_empty((SEARCH_DEPTH, VLEN), np.int64)
     nxt = stack_empty(SEARCH_DEPTH, np.int64)
     nxt[0] = 0
