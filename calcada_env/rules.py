@@ -95,7 +95,7 @@ from calcada_env.layout import (
 )
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8, count_decision
+from gamecore.kernels import check_header, clip8, count_decision, rel_seat
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 from gamecore.scratch import stack_empty
 
@@ -594,8 +594,8 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
 
 # board value v (0 empty, 1 + NUM_KINDS * colour + kind) -> the offsets of its colour and its kind
 # within an observed square, and 1 (0 for an empty square, whose two writes then OR in nothing)
-_OBS_VCOL = np.array([0] + [(v - 1) // NUM_KINDS for v in range(1, NUM_COLOURS * NUM_KINDS + 1)], dtype=np.int64)
-_OBS_VKIND = np.array([0] + [NUM_COLOURS + (v - 1) % NUM_KINDS for v in range(1, NUM_COLOURS * NUM_KINDS + 1)],
+_OBS_VCOL = np.array([0] + [tile_colour.py_func(v) for v in range(1, NUM_COLOURS * NUM_KINDS + 1)], dtype=np.int64)
+_OBS_VKIND = np.array([0] + [NUM_COLOURS + tile_kind.py_func(v) for v in range(1, NUM_COLOURS * NUM_KINDS + 1)],
                       dtype=np.int64)
 _OBS_VSET = np.array([0] + [1] * (NUM_COLOURS * NUM_KINDS), dtype=np.int8)
 for _a in (_OBS_VCOL, _OBS_VKIND, _OBS_VSET):
@@ -613,10 +613,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     out[:] = 0
     o_seats = OBS_OFF[n, O_SEATS]
     for q in range(n):
-        rel = q - player
-        if rel < 0:
-            rel += n
-        base = o_seats + OBS_SEAT * rel
+        base = o_seats + OBS_SEAT * rel_seat(q, player, n)
         for sq in range(NUM_SQUARES):  # without a branch per square: an empty one ORs in 0
             v = state[BOARD + NUM_SQUARES * q + sq]
             at = base + OBS_SQUARE * sq
@@ -648,8 +645,8 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     out[OBS_OFF[n, O_END]] = state[END_TRIGGERED]
     out[OBS_OFF[n, O_ROUND_PLACED]] = state[ROUND_PLACED]
     if not state[H_TERMINAL]:
-        out[OBS_OFF[n, O_CURRENT] + (state[H_CURRENT] - player + n) % n] = 1
-    out[OBS_OFF[n, O_START] + (state[START] - player + n) % n] = 1
+        out[OBS_OFF[n, O_CURRENT] + rel_seat(state[H_CURRENT], player, n)] = 1
+    out[OBS_OFF[n, O_START] + rel_seat(state[START], player, n)] = 1
     o_kinds = OBS_OFF[n, O_KNOWN_KINDS]
     o_next = OBS_OFF[n, O_KNOWN_NEXT]
     for c in range(NUM_COLOURS):  # the known bottom of each stack (public: it went under in a swap)

@@ -69,3 +69,11 @@ def clip8(v: int) -> int:
     if v < 0:
         return 0
     return v
+
+
+@jit
+def rel_seat(seat: int, player: int, n: int) -> int:
+    """``(seat - player) mod n`` for seats 0..n-1 (where ``seat`` sits relative to ``player``), without
+    a division: observations compute it for every seat at every step."""
+    r = seat - player
+    return r + n if r < 0 else r

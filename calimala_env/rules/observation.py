@@ -126,20 +126,13 @@ from calimala_env.rules.helpers import P, hand_count, pending_goal, placer_duty,
 from calimala_env.rules.mat import VLEN, achievable, fill_mat
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import clip8
+from gamecore.kernels import clip8, rel_seat
 from gamecore.rng import rng_seed, rng_shuffle
 
 
 # =================================================================================================
 # observation
 # =================================================================================================
-@jit
-def _rel(seat: int, player: int, n: int) -> int:
-    """``(seat - player) mod n`` for seats 0..n-1, without a division (observe runs every step)."""
-    r = seat - player
-    return r + n if r < 0 else r
-
-
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Seat ``player``'s view, laid out as ``layout.OBS``: seat blocks (the observer first), the
@@ -150,7 +143,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     for i in range(out.shape[0]):
         out[i] = 0
     for q in range(n):
-        rel = _rel(q, player, n)
+        rel = rel_seat(q, player, n)
         b = off[O_SEATS] + OBS_SEAT * rel
         for r in range(NUM_RES):
             out[b + OS_WH + r] = state[WH + NUM_RES * q + r]
@@ -197,31 +190,31 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             white = d >= WHITE_BASE
             out[b + 1] = 1 if white else 0
             owner = d - WHITE_BASE if white else d - 1
-            out[b + 2 + _rel(owner, player, n)] = 1
+            out[b + 2 + rel_seat(owner, player, n)] = 1
     for k in range(NUM_SEATS):
         out[off[O_TILES] + NUM_TILES * k + state[TILES + k]] = 1
         sv = state[SEAT + k]
         if sv == SEAT_EMPTY:
             out[off[O_SEAT_OWNER] + (1 + n) * k] = 1
         elif sv >= SEAT_BASE:
-            out[off[O_SEAT_OWNER] + (1 + n) * k + 1 + _rel(sv - SEAT_BASE, player, n)] = 1
+            out[off[O_SEAT_OWNER] + (1 + n) * k + 1 + rel_seat(sv - SEAT_BASE, player, n)] = 1
     out[off[O_NEXT_SEAT] + state[NEXT_SEAT]] = 1
     for i in range(ART_SLOTS[COUNCIL]):
         o = state[COUNCIL_ART + i]
         if o > 0:
-            out[off[O_COUNCIL_ART] + n * i + _rel(o - 1, player, n)] = 1
+            out[off[O_COUNCIL_ART] + n * i + rel_seat(o - 1, player, n)] = 1
     for t in range(NUM_TYPES):
         out[off[O_DISCARD] + t] = state[DISCARD + t]
     out[off[O_DECK_N]] = state[DECK_N]
     for i in range(NUM_START):
         out[off[O_START_LEFT] + i] = state[START_LEFT + i]
-    out[off[O_START] + _rel(state[START], player, n)] = 1
+    out[off[O_START] + rel_seat(state[START], player, n)] = 1
     out[off[O_END]] = state[END_TRIGGERED]
     if state[H_TERMINAL]:
         return
     out[off[O_PHASE] + state[H_PHASE]] = 1
-    out[off[O_OWNER] + _rel(state[H_OWNER], player, n)] = 1
-    out[off[O_CURRENT] + _rel(state[H_CURRENT], player, n)] = 1
+    out[off[O_OWNER] + rel_seat(state[H_OWNER], player, n)] = 1
+    out[off[O_CURRENT] + rel_seat(state[H_CURRENT], player, n)] = 1
     if state[ACT_N] > 0:
         s = state[SPACE]
         out[off[O_SPACE] + s] = 1
@@ -230,7 +223,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         for i in range(state[ACT_N]):
             if i == state[ACT_I]:
                 out[off[O_ACT] + (1 + n) * i] = 1
-            out[off[O_ACT] + (1 + n) * i + 1 + _rel(state[ACT_OWNER + i], player, n)] = 1
+            out[off[O_ACT] + (1 + n) * i + 1 + rel_seat(state[ACT_OWNER + i], player, n)] = 1
         out[off[O_OBLIG]] = state[OBLIG]
         ph = state[H_PHASE]
         if ph >= PH_SHIP and ph <= PH_CONTRIBUTE:
