@@ -64,11 +64,13 @@ def build(K: ModuleType) -> tuple:
                     else:
                         K.rank_keys(states[i], keys[i])
                         rank_rewards(keys[i], n, rewards[i])
-                    final_states[i] = states[i]
+                    for k in range(states.shape[1]):  # not ``final_states[i] = states[i]``: its
+                        final_states[i, k] = states[i, k]  # shape check compiles a ~1.5 s raise path
                     episodes[i] += 1
                     K.init(states[i], params, episode_seed(streams[i], episodes[i]))
                 else:
-                    rewards[i] = 0.0
+                    for k in range(rewards.shape[1]):
+                        rewards[i, k] = 0.0
             else:
                 K.init(states[i], params, episode_seed(streams[i], episodes[i]))
             counts[i] = K.legal_mask(states[i], masks[i])
