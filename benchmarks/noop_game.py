@@ -18,6 +18,7 @@ from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNE
 STATE_LEN = 8
 NUM_ACTIONS = 8
 LENGTH = 40
+APPLY_LEGAL_FUSED = False
 
 
 @numba.njit(cache=True)
@@ -45,6 +46,12 @@ def apply(state, action):
     else:
         state[H_CURRENT] = (state[H_CURRENT] + 1) % state[H_NPLAYERS]
     state[H_OWNER] = state[H_CURRENT]
+
+
+@numba.njit(cache=True)
+def apply_legal(state, action, mask):
+    apply(state, action)
+    return legal_mask(state, mask)
 
 
 @numba.njit(cache=True)

@@ -248,11 +248,16 @@ class BaseRawEnv(AECEnv):
         if a is None:  # illegal="lose": the game ended with the mover losing
             return
         self._cumulative_rewards[agent] = 0.0
-        self._kernels.apply(self._state, a)
+        K = self._kernels
+        if K.APPLY_LEGAL_FUSED:
+            K.apply_legal(self._state, a, self._mask)
+        else:
+            K.apply(self._state, a)
         rewards = self.rewards
         for ag in rewards:
             rewards[ag] = 0.0
         self._sync()
+        self._mask_fresh = K.APPLY_LEGAL_FUSED  # if so, apply_legal left the next mask in it
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -47,16 +47,16 @@ def build(K: ModuleType) -> tuple:
                 total = 0
                 for g in range(games_per_env):
                     K.init(states[i], params, episode_seed(streams[i], g))
+                    count = K.legal_mask(states[i], masks[i])
                     while not states[i, H_TERMINAL]:
-                        count = K.legal_mask(states[i], masks[i])
-                        K.apply(states[i], rng_pick_legal(masks[i], count, rng, i))
+                        count = K.apply_legal(states[i], rng_pick_legal(masks[i], count, rng, i), masks[i])
                         total += 1
                 decisions[i] = total
                 continue
             if not active[i]:
                 continue
             if mode == MODE_STEP:
-                K.apply(states[i], actions[i])
+                count = K.apply_legal(states[i], actions[i], masks[i])
                 dones[i] = states[i, H_TERMINAL]
                 if dones[i]:
                     if reward_mode == REWARD_SCORE:
@@ -68,12 +68,14 @@ def build(K: ModuleType) -> tuple:
                         final_states[i, k] = states[i, k]  # shape check compiles a ~1.5 s raise path
                     episodes[i] += 1
                     K.init(states[i], params, episode_seed(streams[i], episodes[i]))
+                    count = K.legal_mask(states[i], masks[i])
                 else:
                     for k in range(rewards.shape[1]):
                         rewards[i, k] = 0.0
             else:
                 K.init(states[i], params, episode_seed(streams[i], episodes[i]))
-            counts[i] = K.legal_mask(states[i], masks[i])
+                count = K.legal_mask(states[i], masks[i])
+            counts[i] = count
             players[i] = states[i, H_CURRENT]
             K.observe(states[i], players[i], obs[i])
 

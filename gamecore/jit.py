@@ -324,6 +324,9 @@ def _make(options: dict):
 jit = _make({"nogil": True})
 #: batched kernels, one game per ``prange`` iteration
 pjit = _make({"nogil": True, "parallel": True})
+#: a kernel that only calls two others (a game's plain ``apply_legal``): inlined into the kernels
+#: that call it, so that it adds no compiled function (and no compile time) of its own
+ijit = _make({"nogil": True, "inline": "always"})
 
-__all__ = ["jit", "pjit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "COMPILE_SECONDS",
+__all__ = ["jit", "pjit", "ijit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "COMPILE_SECONDS",
            "compile_notice"]

@@ -321,9 +321,9 @@ def build(K: ModuleType) -> tuple:
                     K.apply(sim, node_action[best_child])
                     node = best_child
                 steps = 0
+                count = K.legal_mask(sim, mask)
                 while sim[H_TERMINAL] == 0 and (horizon == 0 or steps < horizon):
-                    count = K.legal_mask(sim, mask)
-                    K.apply(sim, rng_pick_legal(mask, count, rng, 0))
+                    count = K.apply_legal(sim, rng_pick_legal(mask, count, rng, 0), mask)
                     steps += 1
                 if sim[H_TERMINAL] == 0 and scale > 0.0:
                     K.scores(sim, sc)

@@ -62,6 +62,14 @@ Kernel functions (all ``@gamecore.jit.jit``)
     Apply a *legal* action of the deciding seat, then advance to the next decision (automatic
     steps, end-of-game, next game of a match). Kernels do not check legality: the Python boundary
     (env, batched API) does, using ``legal_mask``.
+``apply_legal(state, action, mask) -> int``
+    ``apply``, then ``legal_mask`` of the position reached, in one call: what the AEC step, the
+    batched step and rollouts call. A game whose ``apply`` already computes the next legal set
+    (Cultivo's forced-decision check) writes it out instead of computing it again and sets the
+    module constant ``APPLY_LEGAL_FUSED = True``; the others call the two kernels, inlined where
+    they are called (``gamecore.jit.ijit``: no compiled function of its own), and set it False, and
+    the AEC env then calls ``apply`` and computes the mask when it is read. ``mask`` is
+    ``num_actions`` long.
 ``scores(state, out)``
     Final score of every seat in game terms, higher is better (Callisto: minus the penalty). On a
     running game: the score each seat would have if the game ended now (what has been scored so
@@ -132,10 +140,12 @@ class Kernels(Protocol):
     """What a game's ``rules`` module provides (see the module docstring)."""
 
     STATE_LEN: int
+    APPLY_LEGAL_FUSED: bool
 
     def init(self, state: np.ndarray, params: np.ndarray, seed: int) -> None: ...
     def legal_mask(self, state: np.ndarray, mask: np.ndarray) -> int: ...
     def apply(self, state: np.ndarray, action: int) -> None: ...
+    def apply_legal(self, state: np.ndarray, action: int, mask: np.ndarray) -> int: ...
     def scores(self, state: np.ndarray, out: np.ndarray) -> None: ...
     def rank_keys(self, state: np.ndarray, out: np.ndarray) -> None: ...
     def observe(self, state: np.ndarray, player: int, out: np.ndarray) -> None: ...

@@ -7,7 +7,8 @@ which other counts run)
 
 Every step of every game, at every player count the game supports, checks: the state passes
 ``check_state`` and the game's invariants, the deciding seat is not done and has a legal action,
-every seat's observation is inside its space. On a sample of steps it also checks:
+every seat's observation is inside its space, and ``apply_legal`` reaches the state and mask that
+``apply`` then ``legal_mask`` do. On a sample of steps it also checks:
 
 * **no dead ends**: every continuation of the current turn (all sequences of legal decisions while
   the turn owner stays the same, up to a node budget) reaches only states where the decider has a
@@ -122,6 +123,18 @@ class Fuzzer:
         for q in range(self.n):
             self.views_equal(state, other, q, where, "the generator state", dicts)
 
+    def apply_legal_check(self, state: np.ndarray, action: int, where: str) -> None:
+        """Take ``action`` with ``apply_legal``; the state, mask and count must be those of
+        ``apply`` then ``legal_mask`` on a copy."""
+        copy = state.copy()
+        self.K.apply(copy, action)
+        want = np.zeros(self.A, dtype=np.int8)
+        want_count = self.K.legal_mask(copy, want)
+        mask = np.full(self.A, 7, dtype=np.int8)  # every entry must be written
+        count = self.K.apply_legal(state, action, mask)
+        assert np.array_equal(state, copy), f"{where}: apply_legal reached another state than apply"
+        assert count == want_count and np.array_equal(mask, want), f"{where}: apply_legal's mask is not legal_mask's"
+
     def run(self, games: int, seed: int) -> int:
         state = np.zeros(self.K.STATE_LEN, dtype=np.int64)
         keys = np.zeros(self.n)
@@ -137,7 +150,7 @@ class Fuzzer:
                     self.no_dead_ends(state, where)
                 if steps % RESAMPLE_EVERY == g % RESAMPLE_EVERY:
                     self.resample_check(state, steps, where)
-                self.K.apply(state, int(legal[self.rng.integers(len(legal))]))
+                self.apply_legal_check(state, int(legal[self.rng.integers(len(legal))]), where)
                 steps += 1
                 assert steps < MAX_DECISIONS, f"{where}: game does not end"
             assert self.K.check_state(state, self.params) == 0

@@ -105,6 +105,35 @@ def test_reset_with_same_seed_gives_same_game_and_unseeded_resets_continue_the_s
 
 
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_apply_legal_is_apply_then_legal_mask(name, n):
+    """``apply_legal``, the one kernel call per decision of the AEC step, the batched step and the
+    rollouts, reaches the state, mask and count of ``apply`` then ``legal_mask``, through a whole
+    random game (the AEC and batched paths both use it, so comparing them cannot show this)."""
+    game = game_module(name).GAME
+    K, params = game.kernels, game.make_params(num_players=n)
+    A = game.num_actions(params)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    K.init(state, params, 5)
+    rng = np.random.default_rng(5)
+    mask = np.zeros(A, dtype=np.int8)
+    K.legal_mask(state, mask)
+    steps = 0
+    while not state[H_TERMINAL]:
+        action = random_legal(mask, rng)
+        copy = state.copy()
+        K.apply(copy, action)
+        want = np.zeros(A, dtype=np.int8)
+        want_count = K.legal_mask(copy, want)
+        mask = np.full(A, 7, dtype=np.int8)  # every entry must be written
+        count = K.apply_legal(state, action, mask)
+        assert np.array_equal(state, copy), f"step {steps}: another state than apply's"
+        assert np.array_equal(mask, want), f"step {steps}: another mask than legal_mask's"
+        assert count == want_count
+        steps += 1
+    assert count == 0 and not mask.any()
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
 def test_batched_equals_sequential(name, n):
     """Batched game i == a sequential env seeded seed + i, step by step, through the end of a game
     and the automatic restart of the next one in every slot."""

@@ -334,6 +334,7 @@ from calimala_env.rules.step import (
     _after_transport,
     _forced,
     apply,
+    apply_legal,
     apply_one,
 )
 from calimala_env.rules.turn import (
@@ -364,4 +365,6 @@ from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
+#: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
+APPLY_LEGAL_FUSED = False
 _ = CATEGORY_NAMES  # documented beside the data; kernels use ids only

@@ -341,6 +341,7 @@ from cultivo_env.rules.setup import (
 from cultivo_env.rules.step import (
     apply,
     apply_decision,
+    apply_legal,
     auto_advance,
     begin_stalls,
     finish_build,
@@ -424,3 +425,5 @@ from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
+#: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.protocol``)
+APPLY_LEGAL_FUSED = True

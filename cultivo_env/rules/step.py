@@ -403,3 +403,20 @@ def apply(state: np.ndarray, action: int) -> None:
     count_decision(state)
     apply_decision(state, action)
     auto_advance(state)
+
+
+@jit
+def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
+    """:func:`apply`, then the legal mask of the decision reached into ``mask`` (``NUM_ACTIONS``
+    long); returns its count. The last legal computation of the forced-decision check is the mask
+    itself, where ``apply`` then ``legal_mask`` would compute it twice."""
+    count_decision(state)
+    apply_decision(state, action)
+    while True:
+        count = legal_mask(state, mask)
+        if count != 1:
+            return count
+        a = 0
+        while mask[a] == 0:
+            a += 1
+        apply_decision(state, a)
