@@ -195,6 +195,7 @@ class BaseRawEnv(AECEnv):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
+        self._done_bits = 0  # the H_DONE bits that ``terminations`` shows
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._has_reset = True
@@ -204,16 +205,18 @@ class BaseRawEnv(AECEnv):
         """Bring the AEC bookkeeping in line with the kernel state after it changed."""
         self._mask_fresh = False
         st = self._state
-        done_bits = int(st[H_DONE])
-        if st[H_TERMINAL]:
+        if st.item(H_TERMINAL):
             for agent in self.agents:
                 self.terminations[agent] = True
             self._final_rewards()
             self.agent_selection = self.agents[0]
             return
-        for agent in self.agents:
-            self.terminations[agent] = bool((done_bits >> self.agent_name_mapping[agent]) & 1)
-        self.agent_selection = self.possible_agents[int(st[H_CURRENT])]
+        done_bits = st.item(H_DONE)
+        if done_bits != self._done_bits:  # the seats out of the game changed (rarely: not every step)
+            self._done_bits = done_bits
+            for agent in self.agents:
+                self.terminations[agent] = bool((done_bits >> self.agent_name_mapping[agent]) & 1)
+        self.agent_selection = self.possible_agents[st.item(H_CURRENT)]
 
     def _final_rewards(self) -> None:
         n = self.num_players
@@ -273,10 +276,13 @@ class BaseRawEnv(AECEnv):
 
     def _action_int(self, action: Any, who: str) -> int:
         """An action as an int in range, or IllegalActionError naming ``who`` and the value."""
-        if action is None or isinstance(action, (bool, np.bool_)) or np.asarray(action).dtype.kind in "bmMUSV":
+        kind = type(action)
+        if kind is int or kind is np.int64:  # what agents pass: no array probe needed
+            a = int(action)
+        elif action is None or isinstance(action, (bool, np.bool_)) or np.asarray(action).dtype.kind in "bmMUSV":
             # a bool, a time (np.timedelta64(5) == 5), a string, bytes: never an action
             raise IllegalActionError(f"{who} must act with an integer action, got {short_repr(action)}")
-        if isinstance(action, (int, np.integer)):
+        elif isinstance(action, (int, np.integer)):
             a = int(action)
         else:
             try:
