@@ -14,6 +14,8 @@ Every rule of ``docs/rules/calcada.md`` has a function here named after it: ``de
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from calcada_env.layout import (
@@ -94,14 +96,15 @@ from calcada_env.layout import (
     TURNS,
 )
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.kernels import check_header, clip8, count_decision, rel_seat
+from gamecore.jit import jit
+from gamecore.kernels import check_header, clip8, count_decision, plain_apply_legal, rel_seat
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 from gamecore.scratch import stack_empty
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 #: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
 APPLY_LEGAL_FUSED = False
+apply_legal = plain_apply_legal(sys.modules[__name__])
 
 
 # ---- small helpers -----------------------------------------------------------------------------
@@ -579,15 +582,6 @@ def apply(state: np.ndarray, action: int) -> None:
         i = action - A_PLACE
         place_tile(state, seat, i // NUM_SQUARES, i % NUM_SQUARES)
         end_turn(state, True)
-
-
-@ijit
-def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
-    """:func:`apply`, then :func:`legal_mask` of the position reached (the kernel interface's one
-    call per decision, ``gamecore.protocol``); returns the legal count. Inlined where it is called
-    (``ijit``); nothing here computes the mask twice (``APPLY_LEGAL_FUSED`` is False)."""
-    apply(state, action)
-    return legal_mask(state, mask)
 
 
 @jit

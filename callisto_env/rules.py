@@ -16,6 +16,8 @@ restores stay exact.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -74,14 +76,15 @@ from callisto_env.layout import (
     TURNS,
 )
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.kernels import check_header, count_decision
+from gamecore.jit import jit
+from gamecore.kernels import check_header, count_decision, plain_apply_legal
 from gamecore.rng import rng_seed
 from gamecore.scratch import stack_empty
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 #: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
 APPLY_LEGAL_FUSED = False
+apply_legal = plain_apply_legal(sys.modules[__name__])
 _PILLAR_KIND = 0
 
 
@@ -556,15 +559,6 @@ def apply(state: np.ndarray, action: int) -> None:
             state[SEQ + i] = serial
         state[REMAIN + NUM_TILE_TYPES * seat + t] -= 1
     settle(state, (seat + 1) % state[H_NPLAYERS])
-
-
-@ijit
-def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
-    """:func:`apply`, then :func:`legal_mask` of the position reached (the kernel interface's one
-    call per decision, ``gamecore.protocol``); returns the legal count. Inlined where it is called
-    (``ijit``); nothing here computes the mask twice (``APPLY_LEGAL_FUSED`` is False)."""
-    apply(state, action)
-    return legal_mask(state, mask)
 
 
 @jit

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 
 from gamecore.header import (
@@ -14,7 +16,7 @@ from gamecore.header import (
     H_TERMINAL,
     MAX_COUNTER,
 )
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 @jit
@@ -77,3 +79,18 @@ def rel_seat(seat: int, player: int, n: int) -> int:
     a division: observations compute it for every seat at every step."""
     r = seat - player
     return r + n if r < 0 else r
+
+
+def plain_apply_legal(K: ModuleType):
+    """The ``apply_legal`` kernel (``gamecore.protocol``) of a rules module ``K`` whose ``apply``
+    computes nothing the mask could reuse: ``K.apply``, then ``K.legal_mask`` of the position
+    reached; returns the legal count. Inlined where it is called (``ijit``), so it adds no compiled
+    function of its own; such a module sets ``APPLY_LEGAL_FUSED = False``. It closes over the
+    module (which numba's cache key pickles by name), not over its kernels."""
+
+    @ijit
+    def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
+        K.apply(state, action)
+        return K.legal_mask(state, mask)
+
+    return apply_legal

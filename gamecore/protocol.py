@@ -66,10 +66,10 @@ Kernel functions (all ``@gamecore.jit.jit``)
     ``apply``, then ``legal_mask`` of the position reached, in one call: what the AEC step, the
     batched step and rollouts call. A game whose ``apply`` already computes the next legal set
     (Cultivo's forced-decision check) writes it out instead of computing it again and sets the
-    module constant ``APPLY_LEGAL_FUSED = True``; the others call the two kernels, inlined where
-    they are called (``gamecore.jit.ijit``: no compiled function of its own), and set it False, and
-    the AEC env then calls ``apply`` and computes the mask when it is read. ``mask`` is
-    ``num_actions`` long.
+    module constant ``APPLY_LEGAL_FUSED = True``; the others take
+    ``gamecore.kernels.plain_apply_legal(module)`` (the two kernels, inlined where it is called: no
+    compiled function of its own) and set it False, and the AEC env then calls ``apply`` and
+    computes the mask when it is read. ``mask`` is ``num_actions`` long.
 ``scores(state, out)``
     Final score of every seat in game terms, higher is better (Callisto: minus the penalty). On a
     running game: the score each seat would have if the game ended now (what has been scored so

@@ -36,6 +36,8 @@ The kernels live in one module per rule area; every name is re-exported here, so
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from calimala_env.layout import (
@@ -334,7 +336,6 @@ from calimala_env.rules.step import (
     _after_transport,
     _forced,
     apply,
-    apply_legal,
     apply_one,
 )
 from calimala_env.rules.turn import (
@@ -361,10 +362,11 @@ from calimala_env.rules.validation import (
 )
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8, count_decision
+from gamecore.kernels import check_header, clip8, count_decision, plain_apply_legal
 from gamecore.rng import rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 #: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
 APPLY_LEGAL_FUSED = False
+apply_legal = plain_apply_legal(sys.modules[__name__])
 _ = CATEGORY_NAMES  # documented beside the data; kernels use ids only

@@ -59,7 +59,7 @@ from calimala_env.rules.turn import (
     resolve_action,
 )
 from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
+from gamecore.jit import jit
 from gamecore.kernels import count_decision
 from gamecore.scratch import stack_empty
 
@@ -180,12 +180,3 @@ def apply(state: np.ndarray, action: int) -> None:
         a = _forced(state, mask)
         if a < 0:
             return
-
-
-@ijit
-def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
-    """:func:`apply`, then :func:`legal_mask` of the position reached (the kernel interface's one
-    call per decision, ``gamecore.protocol``); returns the legal count. Inlined where it is called
-    (``ijit``); nothing here computes the mask twice (``APPLY_LEGAL_FUSED`` is False)."""
-    apply(state, action)
-    return legal_mask(state, mask)
