@@ -233,12 +233,14 @@ _STAMPED = _install_stamped_locators()
 
 #: cold compile seconds on a quiet 2-core machine, by game and path (the notice's estimate): "aec" the
 #: game's own kernels (the AEC env and everything else that steps one game), "batched" the
-#: BatchedGames / VecEnv kernels, "search" the greedy / MCTS agents' kernels
+#: BatchedGames / VecEnv kernels on top of those, "search" the greedy / MCTS agents' kernels. "aec"
+#: and "batched" from benchmarks/results/2026-12-05c-quick-cold-after.md (a fresh process, empty
+#: cache: AEC first step less ~1 s of imports; batched first step less the AEC one)
 COMPILE_SECONDS = {
-    "callisto_env": {"aec": 14, "batched": 11, "search": 3},
-    "calcada_env": {"aec": 7, "batched": 10, "search": 6},
-    "calimala_env": {"aec": 30, "batched": 11, "search": 8},
-    "cultivo_env": {"aec": 68, "batched": 20, "search": 16},
+    "callisto_env": {"aec": 4, "batched": 5, "search": 3},
+    "calcada_env": {"aec": 4, "batched": 5, "search": 6},
+    "calimala_env": {"aec": 15, "batched": 8, "search": 8},
+    "cultivo_env": {"aec": 40, "batched": 15, "search": 16},
 }
 _GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
                 "cultivo_env": "Cultivo"}
