@@ -50,8 +50,8 @@ no deck order) or :data:`VIEW_ALL` (everything, for debugging and replays). Obse
 a seat's view; ``to_dict`` and the renderers take the viewer as an argument, and the env renders the
 public view unless it is built with ``viewer="all"`` or a seat.
 
-Kernel functions (all ``@gamecore.jit.jit``)
---------------------------------------------
+Kernel functions (numba kernels of ``gamecore.jit``)
+----------------------------------------------------
 ``init(state, params, seed)``
     Fill ``state`` for a new game. ``params`` is the int64 option vector made by
     :meth:`GameSpec.make_params` (``params[0]`` is always the number of players).
