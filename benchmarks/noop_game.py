@@ -9,10 +9,13 @@ extra time is its rules.
 
 from __future__ import annotations
 
+import sys
+
 import numba
 import numpy as np
 
 from gamecore.aec import BaseRawEnv, make_env_factory
+from gamecore.kernels import plain_apply_legal
 from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL, GameSpec
 
 STATE_LEN = 8
@@ -49,12 +52,6 @@ def apply(state, action):
 
 
 @numba.njit(cache=True)
-def apply_legal(state, action, mask):
-    apply(state, action)
-    return legal_mask(state, mask)
-
-
-@numba.njit(cache=True)
 def scores(state, out):
     out[:] = 0.0
 
@@ -79,6 +76,9 @@ def resample(state, player, seed):
 @numba.njit(cache=True)
 def check_state(state, params):
     return 0
+
+
+apply_legal = plain_apply_legal(sys.modules[__name__])
 
 
 class NoopGame(GameSpec):

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pettingzoo
 import pytest
+from fuzz_games import Fuzzer
 from pettingzoo.test import api_test, render_test, seed_test
 
 from conftest import GAME_PLAYERS, game_module, play_random, random_legal
@@ -108,29 +109,18 @@ def test_reset_with_same_seed_gives_same_game_and_unseeded_resets_continue_the_s
 def test_apply_legal_is_apply_then_legal_mask(name, n):
     """``apply_legal``, the one kernel call per decision of the AEC step, the batched step and the
     rollouts, reaches the state, mask and count of ``apply`` then ``legal_mask``, through a whole
-    random game (the AEC and batched paths both use it, so comparing them cannot show this)."""
-    game = game_module(name).GAME
-    K, params = game.kernels, game.make_params(num_players=n)
-    A = game.num_actions(params)
+    random game (the AEC and batched paths both use it, so comparing them cannot show this). The
+    per-step check is the random-play fuzz's (``tests/fuzz_games.py``)."""
+    fuzzer = Fuzzer(name, n, 5)
+    K = fuzzer.K
     state = np.zeros(K.STATE_LEN, dtype=np.int64)
-    K.init(state, params, 5)
-    rng = np.random.default_rng(5)
-    mask = np.zeros(A, dtype=np.int8)
-    K.legal_mask(state, mask)
+    K.init(state, fuzzer.params, 5)
     steps = 0
     while not state[H_TERMINAL]:
-        action = random_legal(mask, rng)
-        copy = state.copy()
-        K.apply(copy, action)
-        want = np.zeros(A, dtype=np.int8)
-        want_count = K.legal_mask(copy, want)
-        mask = np.full(A, 7, dtype=np.int8)  # every entry must be written
-        count = K.apply_legal(state, action, mask)
-        assert np.array_equal(state, copy), f"step {steps}: another state than apply's"
-        assert np.array_equal(mask, want), f"step {steps}: another mask than legal_mask's"
-        assert count == want_count
+        legal = fuzzer.legal(state)
+        fuzzer.apply_legal_check(state, int(legal[fuzzer.rng.integers(len(legal))]), f"step {steps}")
         steps += 1
-    assert count == 0 and not mask.any()
+    assert len(fuzzer.legal(state)) == 0
 
 
 @pytest.mark.parametrize("name,n", GAME_PLAYERS)
