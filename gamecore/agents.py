@@ -25,13 +25,16 @@ Agents, by spec string (:func:`make_agent`)::
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
     ppo:runs/x.zip,sims=200,c=1.25  the model guiding a PUCT search (gamecore.puct) of 200 simulations per
                             decision: its policy's logits are the priors, its value head the leaf values
+    ppo:runs/x.zip,sims=200,mix=1   leaf values mixed with random rollouts' (AlphaGo; weight mix, 0..1;
+                            horizon / scale as for mcts: the game's unless given)
     baseline                the game's shipped baseline model (in the game package: a ppo model,
                             ``<package>/baseline/maskppo.zip``, or an alphazero.py network,
                             ``<package>/baseline/az.pt``; :func:`shipped_baseline`)
     baseline:sims=200       the shipped model guiding a PUCT search, as ``ppo:...,sims=200`` (an az
-                            baseline searches anyway: sims is its budget)
+                            baseline searches anyway: sims is its budget); mix / horizon / scale too
     az:runs/x-az.pt         a network saved by examples/alphazero.py guiding a PUCT search (gamecore.puct);
-    az:runs/x-az.pt,sims=64,c=1.5   options: simulations per decision (default: the training's), c_puct
+    az:runs/x-az.pt,sims=64,c=1.5   options: simulations per decision (default: the training's), c_puct,
+                            mix / horizon / scale (rollout leaf values, as for ppo)
 
 Every agent takes a ``seed``; with the same seed it makes the same decisions.
 
@@ -272,12 +275,14 @@ class PPOAgent(Agent):
     the ``az`` agent does) of ``sims`` simulations per decision with the model: the policy's logits
     are the priors, the value head's estimate (clipped to [-1, 1]) the leaf decider's expected
     rank reward, which is what the value head of a model trained by ``examples/train.py`` (rank
-    reward, no discounting, the learner the decider) estimates; ``c`` is the PUCT constant. The
-    search redeals what the searching seat cannot see, plays the most visited decision and needs
-    the game states (``needs_state``)."""
+    reward, no discounting, the learner the decider) estimates; ``c`` is the PUCT constant;
+    ``mix`` > 0 mixes random rollouts' values into the leaf values (``horizon`` / ``scale``:
+    :func:`gamecore.puct.puct_search`). The search redeals what the searching seat cannot see,
+    plays the most visited decision and needs the game states (``needs_state``)."""
 
     def __init__(self, game, path: str | Path, seed=None, deterministic: bool = True, sims: int | None = None,
-                 c: float | None = None) -> None:
+                 c: float | None = None, mix: float | None = None, horizon: int | None = None,
+                 scale: float | None = None) -> None:
         super().__init__(game, seed)
         from gamecore import puct
 
@@ -285,8 +290,11 @@ class PPOAgent(Agent):
             sims = M.check_int("ppo: sims", sims)
         if c is not None and sims is None:
             raise ValueError("ppo: c is the PUCT constant of a search: give sims too (ppo:<path>,sims=200,c=1.25)")
+        if mix is not None and sims is None:
+            raise ValueError("ppo: mix weighs the rollouts of a search: give sims too (ppo:<path>,sims=200,mix=1)")
         self.sims = sims
         self.c = puct.check_real("ppo: c", c if c is not None else puct.DEFAULT_C_PUCT, strict=True)
+        self.search_options = _search_options("ppo", self.game, mix, horizon, scale)
         self.needs_state = sims is not None
         path = Path(path)
         if not path.is_file() and path.with_name(path.name + ".zip").is_file():
@@ -300,7 +308,8 @@ class PPOAgent(Agent):
             self.model.set_random_seed(seed)
         self.path = path
         self.deterministic = deterministic
-        self.spec = f"ppo:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None)}, lead=",")
+        self.spec = f"ppo:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None), "mix": (mix, None),
+                                                     "horizon": (horizon, None), "scale": (scale, None)}, lead=",")
         space = self.model.observation_space
         #: whether the model was trained on scaled (float32, [0, 1]) observations
         self.scaled = np.dtype(space.dtype).kind == "f" and float(np.max(space.high)) <= 1.0
@@ -355,7 +364,7 @@ class PPOAgent(Agent):
                 raise ValueError(f"{self.spec} was trained on observations of shape {want}, not those of "
                                  f"{int(states[0, H_NPLAYERS])}-player games")
             return puct.puct_search(self.game, states, self.evaluate, self.sims, self._seeds(len(states)),
-                                    c_puct=self.c, seats=seats).actions
+                                    c_puct=self.c, seats=seats, **self.search_options).actions
         obs = np.asarray(obs)
         want = self.model.observation_space.shape
         if obs.dtype.kind not in "iu" and not (self.scaled and obs.dtype.kind == "f"):
@@ -378,11 +387,13 @@ class PPOAgent(Agent):
 class AZAgent(Agent):
     """A policy / value network saved by ``examples/alphazero.py`` guiding a batched PUCT search
     (:mod:`gamecore.puct`) of ``sims`` simulations per decision (default: the simulations it was
-    trained with), no root noise, the most visited decision (needs torch)."""
+    trained with), no root noise, the most visited decision (needs torch); ``mix`` / ``horizon`` /
+    ``scale``: rollout leaf values, as for :class:`PPOAgent`."""
 
     needs_state = True
 
-    def __init__(self, game, path: str | Path, seed=None, sims: int | None = None, c: float | None = None) -> None:
+    def __init__(self, game, path: str | Path, seed=None, sims: int | None = None, c: float | None = None,
+                 mix: float | None = None, horizon: int | None = None, scale: float | None = None) -> None:
         super().__init__(game, seed)
         from gamecore import aznet, puct
 
@@ -393,7 +404,9 @@ class AZAgent(Agent):
         self.c = puct.check_real("az: c", c if c is not None else float(self.config.get("c_puct",
                                  puct.DEFAULT_C_PUCT)), strict=True)
         self.evaluate = aznet.make_evaluator(self.net)
-        self.spec = f"az:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None)}, lead=",")
+        self.search_options = _search_options("az", self.game, mix, horizon, scale)
+        self.spec = f"az:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None), "mix": (mix, None),
+                                                    "horizon": (horizon, None), "scale": (scale, None)}, lead=",")
 
     def act(self, obs, masks, states=None, seats=None):
         from gamecore import puct
@@ -404,7 +417,18 @@ class AZAgent(Agent):
             raise ValueError(f"{self.spec} was trained for {want} players, got states of "
                              f"{int(states[0, H_NPLAYERS])}")
         return puct.puct_search(self.game, states, self.evaluate, self.sims, self._seeds(len(states)),
-                                c_puct=self.c, seats=seats).actions
+                                c_puct=self.c, seats=seats, **self.search_options).actions
+
+
+def _search_options(kind: str, game: GameSpec, mix: Any, horizon: Any, scale: Any) -> dict[str, Any]:
+    """The rollout options of a network-guided search, checked (:func:`gamecore.puct.puct_search`)."""
+    from gamecore import puct
+
+    if mix is None and (horizon is not None or scale is not None):
+        raise ValueError(f"{kind}: horizon and scale shape the rollouts of mix > 0: give mix too (mix=1)")
+    m = puct.check_real(f"{kind}: mix", mix if mix is not None else 0.0, high=1.0)
+    h, v = M.check_horizon(game, horizon, scale)
+    return {"mix": m, "horizon": h, "scale": v}
 
 
 def _some_legal(masks: np.ndarray) -> None:
@@ -444,9 +468,9 @@ AGENT_KINDS = {
     "random": {},
     "greedy": {"depth": _count, "samples": _count, "cap": _count},
     "mcts": {"c": _real, "widen": _real, "horizon": _count, "scale": _real},
-    "ppo": {"sims": _count, "c": _real},
-    "baseline": {"sims": _count, "c": _real},
-    "az": {"sims": _count, "c": _real},
+    "ppo": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real},
+    "baseline": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real},
+    "az": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real},
 }
 
 
@@ -543,13 +567,12 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
             raise ValueError(f"baseline: no baseline model is shipped for {get_game(game).name} yet (shipped for: "
                              f"{', '.join(have) or 'none'}); train one with examples/train.py and use ppo:<path>")
         kind_of = AZAgent if path.suffix == ".pt" else PPOAgent
-        agent = kind_of(game, path, seed, sims=options.get("sims"), c=options.get("c"))
-        agent.spec = "baseline" + _options_suffix({"sims": (options.get("sims"), None),
-                                                   "c": (options.get("c"), None)})
+        agent = kind_of(game, path, seed, **options)
+        agent.spec = "baseline" + _options_suffix({k: (options.get(k), None) for k in AGENT_KINDS["baseline"]})
         return agent
     if kind == "az":
-        return AZAgent(game, positional, seed, sims=options.get("sims"), c=options.get("c"))
-    return PPOAgent(game, positional, seed, sims=options.get("sims"), c=options.get("c"))
+        return AZAgent(game, positional, seed, **options)
+    return PPOAgent(game, positional, seed, **options)
 
 
 def aec_action(agent: Agent, env: Any) -> int | None:

@@ -101,6 +101,13 @@ def margin(scores: np.ndarray, n: int, me: int) -> float:
 
 
 @jit
+def margin_values(scores: np.ndarray, n: int, scale: float, out: np.ndarray) -> None:
+    """``out[q] = tanh(margin(scores, n, q) / scale)``: the value of a rollout cut before the end."""
+    for q in range(n):
+        out[q] = math.tanh(margin(scores, n, q) / scale)
+
+
+@jit
 def pick_best(values: np.ndarray, mask: np.ndarray, rng: np.ndarray) -> int:
     """A uniformly random legal index among those with the highest value (-1 if none legal)."""
     best = -math.inf
@@ -327,8 +334,7 @@ def build(K: ModuleType) -> tuple:
                     steps += 1
                 if sim[H_TERMINAL] == 0 and scale > 0.0:
                     K.scores(sim, sc)
-                    for q in range(n):
-                        reward[q] = math.tanh(margin(sc, n, q) / scale)
+                    margin_values(sc, n, scale, reward)
                 else:
                     K.rank_keys(sim, keys)
                     rank_rewards(keys, n, reward)

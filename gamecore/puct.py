@@ -27,6 +27,12 @@ expected rank reward (its observation is seat-relative to that seat); it becomes
 vector ``v`` for the decider and ``-v / (n - 1)`` for each other seat (rank rewards sum to zero,
 and with two seats this is exact). A child never visited counts as ``Q = 0`` (the mean rank reward).
 
+With ``mix`` > 0 (AlphaGo's leaf evaluation) every evaluated leaf is also played on by a random
+rollout (``horizon`` random decisions, or to the end; a position not finished valued
+``tanh(margin / scale)`` per seat, as :mod:`gamecore.mcts` values its rollouts), and the leaf's
+value is ``(1 - mix) * network + mix * rollout``: ``mix=1`` keeps the network's priors and takes
+no value from it. Each tree's rollouts draw from their own generator (seeded from ``seeds[i]``).
+
 Selection
 ---------
 At a node whose decider is seat ``d``, among the decisions legal in this determinisation, the
@@ -71,11 +77,11 @@ import numpy as np
 
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.mcts import check_int, check_search
+from gamecore.mcts import check_horizon, check_int, check_search, margin_values
 from gamecore.options import short_repr
 from gamecore.protocol import GameSpec
 from gamecore.rewards import rank_rewards
-from gamecore.rng import episode_seed
+from gamecore.rng import episode_seed, rng_pick_legal, rng_seed
 
 #: default PUCT exploration constant (values lie in [-1, 1])
 DEFAULT_C_PUCT = 1.25
@@ -83,6 +89,9 @@ DEFAULT_C_PUCT = 1.25
 DEFAULT_DIRICHLET_EPS = 0.25
 #: largest c_puct / temperature / alpha accepted
 MAX_REAL = 1e6
+#: the episode index of a tree's rollout generator (``episode_seed(seeds[i], ROLLOUT_STREAM)``),
+#: apart from the determinisations' 0 .. budget - 1 and the root's -1
+ROLLOUT_STREAM = -2
 
 #: ``evaluate(obs (k, obs_len) int8, masks (k, A) int8) -> (logits (k, A), values (k,))``
 Evaluator = Callable[[np.ndarray, np.ndarray], tuple[Any, Any]]
@@ -98,11 +107,17 @@ def build(K: ModuleType) -> tuple:
     @jit
     def descend(roots, seats, seeds, sim, determinize, c_puct, node_n, node_w, node_first, edge_action,
                 edge_prior, edge_child, edge_next, node_parent, used_nodes, scratch, stamp, tick, leaf_node,
-                leaf_eval, leaf_value, leaf_obs, leaf_mask, leaf_decider, need_edges):
-        """Step (a) of simulation ``sim`` (-1: the root's own evaluation) in every tree."""
+                leaf_eval, leaf_value, leaf_obs, leaf_mask, leaf_decider, need_edges, mix, horizon, scale,
+                roll_rng):
+        """Step (a) of simulation ``sim`` (-1: the root's own evaluation) in every tree; with
+        ``mix`` > 0 a leaf to evaluate also gets a random rollout's value in ``leaf_value``."""
         keys = np.zeros(node_w.shape[2])
         reward = np.zeros(node_w.shape[2])
+        sc = np.zeros(node_w.shape[2])
+        roll_mask = np.zeros(leaf_mask.shape[1], dtype=np.int8)
         for i in range(roots.shape[0]):
+            if sim == -1:
+                rng_seed(roll_rng, i, episode_seed(seeds[i], ROLLOUT_STREAM))
             st = scratch[i]
             st[:] = roots[i]
             me = seats[i]
@@ -113,6 +128,7 @@ def build(K: ModuleType) -> tuple:
             node = 0
             need_edges[i] = 0
             while True:
+                decider = st[H_CURRENT]
                 if st[H_TERMINAL] != 0:
                     K.rank_keys(st, keys)
                     rank_rewards(keys, n, reward)
@@ -133,11 +149,25 @@ def build(K: ModuleType) -> tuple:
                         psum += edge_prior[i, e]
                         found += 1
                     e = edge_next[i, e]
-                decider = st[H_CURRENT]
                 if found < count:  # unexpanded, or decisions without an edge in this determinisation
                     K.observe(st, decider, leaf_obs[i])
                     leaf_eval[i] = 1
                     need_edges[i] = count - found
+                    if mix > 0.0:  # AlphaGo's rollout: random decisions from the leaf, the mask's copy
+                        for a in range(mask.shape[0]):
+                            roll_mask[a] = mask[a]
+                        steps = 0
+                        while st[H_TERMINAL] == 0 and (horizon == 0 or steps < horizon):
+                            count = K.apply_legal(st, rng_pick_legal(roll_mask, count, roll_rng, i), roll_mask)
+                            steps += 1
+                        if st[H_TERMINAL] == 0 and scale > 0.0:
+                            K.scores(st, sc)
+                            margin_values(sc, n, scale, reward)
+                        else:
+                            K.rank_keys(st, keys)
+                            rank_rewards(keys, n, reward)
+                        for q in range(n):
+                            leaf_value[i, q] = reward[q]
                     break
                 sq = math.sqrt(node_n[i, node])
                 best = -math.inf
@@ -172,15 +202,15 @@ def build(K: ModuleType) -> tuple:
                         node_w[i, ch, q] = 0.0
                 node = ch
             leaf_node[i] = node
-            leaf_decider[i] = st[H_CURRENT]
+            leaf_decider[i] = decider
 
     @jit
     def expand_backup(roots, leaf_node, leaf_eval, leaf_value, leaf_mask, leaf_decider, priors, values, node_n,
                       node_w, node_first, edge_action, edge_prior, edge_child, edge_next, node_parent, used_edges,
-                      stamp, tick):
+                      stamp, tick, mix):
         """Step (c): add the missing edges of every evaluated leaf (priors ``priors[i, a]``), turn
-        its value ``values[i]`` into a per-seat vector and back it (or a terminal leaf's rank
-        rewards) up to the root."""
+        its value ``values[i]`` into a per-seat vector (mixed with its rollout's, weight ``mix``)
+        and back it (or a terminal leaf's rank rewards) up to the root."""
         A = leaf_mask.shape[1]
         val = np.zeros(node_w.shape[2])
         for i in range(roots.shape[0]):
@@ -200,7 +230,7 @@ def build(K: ModuleType) -> tuple:
                 d = leaf_decider[i]
                 v = values[i]
                 for q in range(n):
-                    val[q] = v if q == d else -v / (n - 1)
+                    val[q] = (1.0 - mix) * (v if q == d else -v / (n - 1)) + mix * leaf_value[i, q]
             else:
                 for q in range(n):
                     val[q] = leaf_value[i, q]
@@ -300,7 +330,8 @@ def _numpy(x: Any) -> Any:
 def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evaluator, budget: int, seeds: Any,
                 c_puct: float = DEFAULT_C_PUCT, dirichlet_alpha: float | None = None,
                 dirichlet_eps: float = DEFAULT_DIRICHLET_EPS, temperature: float = 0.0,
-                determinize: bool = True, seats: Any = None) -> PUCTResult:
+                determinize: bool = True, seats: Any = None, mix: float = 0.0, horizon: int | None = None,
+                scale: float | None = None) -> PUCTResult:
     """Search every row of ``states`` (B running positions of ``game``, one player count) with
     ``budget`` PUCT simulations guided by ``evaluate`` (see the module docstring); ``seeds`` (B,)
     integers seed each tree's determinisations, noise and sampling. ``dirichlet_alpha``: mix
@@ -308,7 +339,12 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     > 0 samples the action from the visits (self-play), 0 takes the most visited.
     ``determinize=False`` searches the states as they are, hidden cards included (for tests that
     show what resampling protects against). ``seats``: None or the deciders (as
-    :func:`gamecore.mcts.check_search`). Every argument is checked before any kernel runs."""
+    :func:`gamecore.mcts.check_search`). ``mix`` in [0, 1]: the weight of a random rollout's value
+    in each evaluated leaf's value (AlphaGo's lambda; 0, the default: the network's value alone,
+    and no rollouts); each rollout plays ``horizon`` random decisions from the leaf (0: to the
+    end) and a position not finished is valued ``tanh(margin / scale)`` per seat, as the ``mcts``
+    agent's rollouts are (None: the game's ``mcts_horizon`` / ``mcts_value_scale``). Every
+    argument is checked before any kernel runs."""
     spec = _spec_of(game)
     K = spec.kernels
     budget = check_int("budget", budget)
@@ -317,6 +353,8 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     if dirichlet_alpha is not None:
         dirichlet_alpha = check_real("dirichlet_alpha", dirichlet_alpha, strict=True)
     dirichlet_eps = check_real("dirichlet_eps", dirichlet_eps, high=1.0)
+    mix = check_real("mix", mix, high=1.0)
+    horizon, scale = check_horizon(spec, horizon, scale)
     if not isinstance(determinize, (bool, np.bool_)):
         raise TypeError(f"determinize must be True or False, got {short_repr(determinize)}")
     if not callable(evaluate):
@@ -364,11 +402,12 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     need_edges = np.zeros(b, dtype=np.int64)
     priors = np.zeros((b, width), dtype=np.float64)
     values = np.zeros(b, dtype=np.float64)
+    roll_rng = np.zeros(b, dtype=np.int64)
 
     for sim in range(-1, budget):
         descend(states, seats, seeds, sim, bool(determinize), c_puct, node_n, node_w, node_first, edge_action,
                 edge_prior, edge_child, edge_next, node_parent, used_nodes, scratch, stamp, tick, leaf_node,
-                leaf_eval, leaf_value, leaf_obs, leaf_mask, leaf_decider, need_edges)
+                leaf_eval, leaf_value, leaf_obs, leaf_mask, leaf_decider, need_edges, mix, horizon, scale, roll_rng)
         rows = np.flatnonzero(leaf_eval)
         if len(rows):
             logits, v = _check_output(evaluate(leaf_obs[rows], leaf_mask[rows]), len(rows), width, leaf_mask[rows])
@@ -384,7 +423,7 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
             edges += grow
         expand_backup(states, leaf_node, leaf_eval, leaf_value, leaf_mask, leaf_decider, priors, values, node_n,
                       node_w, node_first, edge_action, edge_prior, edge_child, edge_next, node_parent, used_edges,
-                      stamp, tick)
+                      stamp, tick, mix)
         if sim == -1:
             root_edges = used_edges.copy()  # every root edge comes from the root's own evaluation
             if dirichlet_alpha is not None and dirichlet_eps > 0:

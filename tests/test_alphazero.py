@@ -152,6 +152,50 @@ def test_dirichlet_noise_mixes_into_the_root_priors_only():
     assert np.array_equal(again.priors, noisy.priors) and np.array_equal(again.visits, noisy.visits)
 
 
+# ---- rollout leaf values (mix) --------------------------------------------------------------------------
+def _calcada_midgame(decisions: int = 6) -> np.ndarray:
+    env = game_module("calcada").raw_env(num_players=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(decisions):
+        env.step(int(rng.choice(np.flatnonzero(_legal("calcada", env.get_state())))))
+    return env.get_state()
+
+
+def test_with_mix_1_the_leaf_values_come_from_rollouts_and_the_networks_value_is_ignored():
+    state = _calcada_midgame()
+    base = projection_evaluator(int(np.prod(get_game("calcada").obs_shape(get_game("calcada").params_of_state(
+        state)))), int(_legal("calcada", state).shape[0]))
+
+    def hopeful(obs, masks):  # the same priors, opposite values
+        return base(obs, masks)[0], np.full(len(obs), 0.9)
+
+    def gloomy(obs, masks):
+        return base(obs, masks)[0], np.full(len(obs), -0.9)
+
+    runs = {(ev.__name__, mix): puct_search("calcada", state[None], ev, 40, np.array([7]), mix=mix)
+            for ev in (hopeful, gloomy) for mix in (0.0, 0.5, 1.0)}
+    one_h, one_g = runs["hopeful", 1.0], runs["gloomy", 1.0]
+    assert np.array_equal(one_h.visits, one_g.visits) and np.array_equal(one_h.q, one_g.q)
+    assert one_h.actions[0] == one_g.actions[0]
+    for mix in (0.0, 0.5):  # the network's value counts: the two searches differ
+        assert not np.allclose(runs["hopeful", mix].q, runs["gloomy", mix].q)
+    # rollouts that play to the end value the root's children by real outcomes (rank rewards of
+    # two seats: +1 / -1, or 0 for a tie), so the mean of a child visited once is one of them
+    ends = puct_search("calcada", state[None], hopeful, 40, np.array([7]), mix=1.0, horizon=0)
+    once = ends.visits[0] == 1
+    assert once.any() and set(np.round(ends.q[0, once], 9)) <= {-1.0, 0.0, 1.0}
+    again = puct_search("calcada", state[None], gloomy, 40, np.array([7]), mix=1.0, horizon=0)
+    assert np.array_equal(again.visits, ends.visits)  # deterministic given the seeds
+
+
+def test_rollouts_keep_the_forced_win_of_a_search():
+    state = callisto_gap()
+    g = get_game("callisto")
+    res = puct_search("callisto", state[None], uniform_evaluator, 40, np.array([3]), mix=1.0)
+    assert g.action_to_string(state, int(res.actions[0])) == "X5 r0 c2" and res.q[0, res.actions[0]] > 0.9
+
+
 # ---- every game: visits sum to the budget, nothing illegal ----------------------------------------------
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_every_game_searches_a_batch_within_its_budget_and_legal_actions(name):
@@ -236,6 +280,9 @@ def test_bad_arguments_and_bad_network_outputs_are_refused_with_clear_errors():
                                ({"dirichlet_eps": 2}, ValueError, "dirichlet_eps"),
                                ({"seeds": np.array([0, 1])}, ValueError, "seeds"),
                                ({"determinize": 1}, TypeError, "determinize"),
+                               ({"mix": 1.5}, ValueError, "mix"), ({"mix": "1"}, TypeError, "mix"),
+                               ({"mix": 1, "horizon": -1}, ValueError, "horizon"),
+                               ({"mix": 1, "scale": float("inf")}, ValueError, "scale"),
                                ({"evaluate": None}, TypeError, "callable")):
         args = {"budget": 3, "seeds": one, "evaluate": uniform_evaluator, **kwargs}
         with pytest.raises(err, match=match):
@@ -339,6 +386,9 @@ def test_ppo_and_baseline_search_specs_parse():
     assert parse_spec("ppo:runs/x.zip") == ("ppo", "runs/x.zip", {})
     assert parse_spec("ppo:runs/x.zip,sims=64,c=1.5") == ("ppo", "runs/x.zip", {"sims": 64, "c": 1.5})
     assert parse_spec("baseline:sims=200") == ("baseline", None, {"sims": 200})
+    assert parse_spec("baseline:sims=200,mix=1,horizon=8,scale=20") == (
+        "baseline", None, {"sims": 200, "mix": 1.0, "horizon": 8, "scale": 20.0})
+    assert parse_spec("az:x.pt,mix=0.5") == ("az", "x.pt", {"mix": 0.5})
     for bad, why in (("ppo", "path of a saved model"), ("ppo:,sims=3", "path of a saved model"),
                      ("ppo:x.zip,64", "key=value"), ("ppo:x.zip,widen=1", "unknown option"),
                      ("baseline:sims=2.5", "whole number"), ("baseline:depth=2", "unknown option")):
@@ -374,6 +424,17 @@ def test_a_ppo_model_guiding_the_search_gives_its_own_policy_as_the_root_priors(
         agent.act(obs, masks)
     with pytest.raises(ValueError, match="give sims too"):
         make_agent(f"ppo:{path},c=1.5", "calcada")
+    with pytest.raises(ValueError, match="give sims too"):
+        make_agent(f"ppo:{path},mix=1", "calcada")
+    with pytest.raises(ValueError, match="give mix too"):
+        make_agent(f"ppo:{path},sims=4,horizon=3", "calcada")
+    with pytest.raises(ValueError, match="mix"):
+        make_agent(f"ppo:{path},sims=4,mix=2", "calcada")
+    mixed = make_agent(f"ppo:{path},sims=6,mix=1,horizon=3", "calcada", seed=1)
+    assert mixed.spec == f"ppo:{path},sims=6,mix=1,horizon=3"
+    assert mixed.search_options == {"mix": 1.0, "horizon": 3, "scale": get_game("calcada").mcts_value_scale}
+    actions = mixed.act(obs, masks, games.states, games.current_players)
+    assert masks[np.arange(3), actions].all()
     other = BatchedGames("calcada", 1, seed=0, num_players=3)
     o, m = other.reset()
     with pytest.raises(ValueError, match="3-player games"):
