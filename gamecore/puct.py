@@ -153,7 +153,10 @@ def build(K: ModuleType) -> tuple:
                     K.observe(st, decider, leaf_obs[i])
                     leaf_eval[i] = 1
                     need_edges[i] = count - found
-                    if mix > 0.0:  # AlphaGo's rollout: random decisions from the leaf, the mask's copy
+                    # AlphaGo's rollout from the leaf, on a copy of its mask: the rollout of
+                    # gamecore.mcts, written again because a helper shared by both would close over
+                    # the game's kernels, and numba caches no function that closes over a kernel
+                    if mix > 0.0:
                         for a in range(mask.shape[0]):
                             roll_mask[a] = mask[a]
                         steps = 0
