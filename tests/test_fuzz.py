@@ -48,3 +48,19 @@ def test_random_play_fuzz_with_boundscheck(name, players):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert f"fuzz ok {name} games={games} " in proc.stdout
     assert "boundscheck=1" in proc.stdout
+
+
+@pytest.mark.parametrize("name", [g for g in dict(interleaved(GAME_PLAYERS))])
+def test_search_agents_with_boundscheck(name):
+    """greedy, MCTS and the PUCT search (with and without rollouts) on random positions of every
+    player count, bounds-checked (tests/fuzz_search.py)."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "fuzz_search.py"), name, "5"],
+        env=boundscheck_env(name, ("aec", "batched", "agents")),
+        capture_output=True,
+        text=True,
+        timeout=3000,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"search fuzz ok {name} " in proc.stdout
+    assert "boundscheck=1" in proc.stdout

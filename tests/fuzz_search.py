@@ -1,0 +1,58 @@
+"""The search agents bounds-checked: every player count of one game, a few random positions each,
+searched by greedy, MCTS and the batched PUCT search (network values, rollout values, half of
+each) on the batched path; every chosen action must be legal. Run in a subprocess with
+NUMBA_BOUNDSCHECK=1 (``tests/test_fuzz.py``), so an index out of bounds is an IndexError, not a
+wrong value::
+
+    NUMBA_BOUNDSCHECK=1 python tests/fuzz_search.py GAME SEED
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from gamecore.agents import GreedyAgent, MCTSAgent  # noqa: E402
+from gamecore.batched import BatchedGames  # noqa: E402
+from gamecore.games import get_game  # noqa: E402
+from gamecore.puct import puct_search, uniform_evaluator  # noqa: E402
+
+#: (mix, horizon) of the PUCT searches: the network's values, rollouts to the game's horizon, half of
+#: each with a short horizon, rollouts to the end
+PUCT_CASES = ((0.0, None), (1.0, None), (0.5, 3), (1.0, 0))
+
+
+def run(name: str, seed: int, rows: int = 4, steps: int = 30, every: int = 6) -> int:
+    game = get_game(name)
+    searches = 0
+    for n in game.player_counts:
+        games = BatchedGames(name, rows, seed=seed + n, num_players=n)
+        obs, masks = games.reset()
+        rng = np.random.default_rng(seed + n)
+        agents = (GreedyAgent(name, seed=seed, depth=2, node_cap=200), MCTSAgent(name, seed=seed, budget=8))
+        for k in range(steps):
+            if k % every == 0:
+                for mix, horizon in PUCT_CASES:
+                    res = puct_search(name, games.states, uniform_evaluator, 16, np.arange(rows) + seed + k, mix=mix,
+                                      horizon=horizon)
+                    assert masks[np.arange(rows), res.actions].all(), f"{name} {n}p puct mix={mix}: illegal"
+                    assert (res.visits.sum(axis=1) == 16).all(), f"{name} {n}p puct mix={mix}: visits"
+                    searches += rows
+                for agent in agents:
+                    acts = agent.act(obs, masks, games.states, games.current_players)
+                    assert masks[np.arange(rows), acts].all(), f"{name} {n}p {agent.spec}: illegal"
+                    searches += rows
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            obs, _, _, masks = games.step(acts)
+    return searches
+
+
+if __name__ == "__main__":
+    name, seed = sys.argv[1], int(sys.argv[2])
+    searches = run(name, seed)
+    print(f"search fuzz ok {name} searches={searches} boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')}")
