@@ -71,6 +71,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--train-steps", type=int, default=50, help="minibatches per iteration")
     p.add_argument("--buffer", type=int, default=20_000, help="replay buffer size, in positions")
     p.add_argument("--c-puct", type=float, default=1.25, help="PUCT exploration constant")
+    p.add_argument("--mix", type=float, default=0.0,
+                   help="weight of a random rollout's value in every leaf's value, as AlphaGo's lambda (0: the "
+                        "network's value alone; 1: the rollout's alone); saved in the config, the az agent's default")
+    p.add_argument("--horizon", type=int, default=None,
+                   help="random decisions per rollout (0: to the end; default: the game's mcts horizon)")
+    p.add_argument("--scale", type=float, default=None,
+                   help="a rollout cut before the end is valued tanh(margin / scale) (default: the game's)")
     p.add_argument("--dirichlet-alpha", type=float, default=0.3, help="root noise concentration")
     p.add_argument("--dirichlet-eps", type=float, default=0.25, help="root noise share (0: none)")
     p.add_argument("--temperature-moves", type=int, default=10,
@@ -108,6 +115,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--hidden must be comma-separated integers, e.g. 256,256")
     if not args.hidden or min(args.hidden) < 1:
         p.error("--hidden must name at least one positive layer size")
+    if not 0.0 <= args.mix <= 1.0:
+        p.error("--mix must be in [0, 1]")
+    if args.mix == 0.0 and (args.horizon is not None or args.scale is not None):
+        p.error("--horizon and --scale shape the rollouts of --mix > 0: give --mix too")
+    from gamecore.mcts import check_horizon
+
+    try:
+        args.horizon, args.scale = check_horizon(game, args.horizon, args.scale)
+    except (ValueError, TypeError) as e:
+        p.error(f"--horizon / --scale: {e}")
     if args.warm_start is not None:
         from gamecore.agents import make_agent
 
@@ -211,7 +228,8 @@ def self_play(args: argparse.Namespace, evaluate: Any, rng: np.random.Generator,
     def choose(games, rows, moves):
         res = puct_search(games.game, games.states[rows], evaluate, args.simulations,
                           rng.integers(0, 2**62, size=len(rows)), c_puct=args.c_puct,
-                          dirichlet_alpha=args.dirichlet_alpha, dirichlet_eps=args.dirichlet_eps)
+                          dirichlet_alpha=args.dirichlet_alpha, dirichlet_eps=args.dirichlet_eps, mix=args.mix,
+                          horizon=args.horizon, scale=args.scale)
         chosen = res.actions.copy()
         for k in np.flatnonzero(moves < args.temperature_moves):  # sample the opening decisions
             p = res.policy[k]
@@ -277,7 +295,8 @@ def _config(args: argparse.Namespace, obs_len: int, num_actions: int) -> dict[st
 
     return {"game": args.game, "players": args.players, "obs_len": obs_len, "num_actions": num_actions,
             "hidden": list(args.hidden), "encoding": ENCODING, "simulations": args.simulations,
-            "c_puct": args.c_puct, "games_per_iteration": args.games_per_iteration, "seed": args.seed,
+            "c_puct": args.c_puct, "mix": args.mix, "horizon": args.horizon, "scale": args.scale,
+            "games_per_iteration": args.games_per_iteration, "seed": args.seed,
             "lr": args.lr, "weight_decay": args.weight_decay, "batch_size": args.batch_size,
             "train_steps": args.train_steps, "buffer": args.buffer, "dirichlet_alpha": args.dirichlet_alpha,
             "dirichlet_eps": args.dirichlet_eps, "temperature_moves": args.temperature_moves,

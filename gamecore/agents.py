@@ -388,7 +388,8 @@ class AZAgent(Agent):
     """A policy / value network saved by ``examples/alphazero.py`` guiding a batched PUCT search
     (:mod:`gamecore.puct`) of ``sims`` simulations per decision (default: the simulations it was
     trained with), no root noise, the most visited decision (needs torch); ``mix`` / ``horizon`` /
-    ``scale``: rollout leaf values, as for :class:`PPOAgent`."""
+    ``scale``: rollout leaf values, as for :class:`PPOAgent` (default: the training's, where its
+    config has them: ``examples/alphazero.py --mix``)."""
 
     needs_state = True
 
@@ -404,9 +405,13 @@ class AZAgent(Agent):
         self.c = puct.check_real("az: c", c if c is not None else float(self.config.get("c_puct",
                                  puct.DEFAULT_C_PUCT)), strict=True)
         self.evaluate = aznet.make_evaluator(self.net)
+        asked = {"sims": sims, "c": c, "mix": mix, "horizon": horizon, "scale": scale}  # the spec names these
+        if mix is None and self.config.get("mix"):  # searched with rollouts in training: so in play
+            mix = float(self.config["mix"])
+            horizon = self.config.get("horizon") if horizon is None else horizon
+            scale = self.config.get("scale") if scale is None else scale
         self.search_options = _search_options("az", self.game, mix, horizon, scale)
-        self.spec = f"az:{path}" + _options_suffix({"sims": (sims, None), "c": (c, None), "mix": (mix, None),
-                                                    "horizon": (horizon, None), "scale": (scale, None)}, lead=",")
+        self.spec = f"az:{path}" + _options_suffix({k: (v, None) for k, v in asked.items()}, lead=",")
 
     def act(self, obs, masks, states=None, seats=None):
         from gamecore import puct

@@ -477,10 +477,43 @@ def test_alphazero_args_defaults_and_errors():
     args = az.parse_args([])
     assert args.game == "callisto" and args.players == 2 and str(args.out) == "runs/callisto-az.pt"
     assert az.parse_args(["--game", "calimala"]).players == 3
+    assert (args.mix, args.horizon, args.scale) == (0.0, 0, 0.0)  # Callisto's mcts rollouts: to the end
+    cultivo = az.parse_args(["--game", "cultivo", "--mix", "1"])
+    assert (cultivo.mix, cultivo.horizon, cultivo.scale) == (1.0, 8, 20.0)  # the game's mcts rollouts
     for bad in (["--players", "1"], ["--simulations", "0"], ["--game", "chess"], ["--hidden", "a"],
-                ["--dirichlet-eps", "2"]):
+                ["--dirichlet-eps", "2"], ["--mix", "1.5"], ["--mix", "-0.1"], ["--horizon", "4"],
+                ["--mix", "1", "--horizon", "-1"], ["--mix", "1", "--scale", "nan"]):
         with pytest.raises(SystemExit):
             az.parse_args(bad)
+
+
+def test_alphazero_with_rollout_values_trains_and_its_agent_searches_as_it_was_trained(tmp_path, monkeypatch):
+    """--mix: self-play searches with rollout leaf values (puct_search gets mix / horizon / scale),
+    the config keeps them, and the az agent searches so unless its spec says otherwise."""
+    pytest.importorskip("torch")
+    import gamecore.puct as puct
+
+    az = load_script("alphazero")
+    seen = []
+    real = puct.puct_search
+
+    def spy(*a, **kw):
+        seen.append((kw.get("mix"), kw.get("horizon"), kw.get("scale")))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(puct, "puct_search", spy)
+    out = tmp_path / "m.pt"
+    az.main(["--game", "calcada", "--games-per-iteration", "2", "--simulations", "3", "--train-steps", "1",
+             "--batch-size", "16", "--hidden", "8", "--iterations", "1", "--mix", "1", "--horizon", "2",
+             "--scale", "5", "--no-progress", "--out", str(out)])
+    assert seen and set(seen) == {(1.0, 2, 5.0)}
+    monkeypatch.setattr(puct, "puct_search", real)
+    agent = make_agent(f"az:{out}", "calcada", seed=0)
+    assert agent.search_options == {"mix": 1.0, "horizon": 2, "scale": 5.0} and agent.spec == f"az:{out}"
+    plain = make_agent(f"az:{out},mix=0", "calcada", seed=0)
+    assert plain.search_options["mix"] == 0.0 and plain.spec == f"az:{out},mix=0"
+    longer = make_agent(f"az:{out},horizon=6", "calcada", seed=0)
+    assert longer.search_options == {"mix": 1.0, "horizon": 6, "scale": 5.0} and longer.spec == f"az:{out},horizon=6"
 
 
 def test_alphazero_trains_saves_and_resumes_exactly(tmp_path, capsys):
