@@ -221,7 +221,8 @@ def test_every_game_searches_a_batch_within_its_budget_and_legal_actions(name):
 @pytest.mark.parametrize("name", ["calcada", "calimala"])
 def test_the_search_never_reads_what_its_seat_cannot_see(name):
     """Two states that differ only in what the deciding seat cannot see (one ``resample``d from the
-    other) get identical searches from one seed; searched as they are (no redeal), some pair is
+    other) get identical searches from one seed, with network values and with rollout values
+    (``mix=1``); searched as they are (no redeal), some pair is
     told apart (by the root's visits or values), so the test has the power to fail."""
     mod = game_module(name)
     K = mod.GAME.kernels
@@ -246,6 +247,9 @@ def test_the_search_never_reads_what_its_seat_cannot_see(name):
             continue  # told apart by neither the visits nor the values
         fair = [puct_search(name, s[None], evaluate, 24, np.array([4])) for s in (a, b)]
         assert np.array_equal(fair[0].visits, fair[1].visits) and np.array_equal(fair[0].q, fair[1].q)
+        # the rollouts of mix > 0 play on the redealt copy: they see no more than the network
+        rolled = [puct_search(name, s[None], evaluate, 24, np.array([4]), mix=1.0) for s in (a, b)]
+        assert np.array_equal(rolled[0].visits, rolled[1].visits) and np.array_equal(rolled[0].q, rolled[1].q)
         return
     pytest.fail("found no position whose hidden cards change a search that peeks")
 
