@@ -106,6 +106,21 @@ def boundscheck_env(name: str, paths: tuple[str, ...] = ("aec",)) -> dict[str, s
     return env
 
 
+def run_bounds_checked(script: str, args: list[str], name: str, expect: str,
+                       paths: tuple[str, ...] = ("aec",)) -> str:
+    """Run ``tests/<script> <args>`` in a subprocess on ``name``'s bounds-checked kernels
+    (:func:`boundscheck_env`; a kernel that indexed out of bounds raises there instead of crashing
+    pytest) and check that it passed, printed ``expect`` and ran bounds-checked; returns its stdout."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(Path(__file__).parent / script), *args],
+                          env=boundscheck_env(name, paths), capture_output=True, text=True, timeout=3000)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-3000:]
+    assert expect in proc.stdout and "boundscheck=1" in proc.stdout, proc.stdout[-2000:]
+    return proc.stdout
+
+
 def interleaved(cases: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """(game, players) cases ordered so that consecutive ones are different games, the slowest to
     compile first: two workers that start them compile different games' kernels at once."""

@@ -1,4 +1,5 @@
-"""Random-play fuzzing, 50-200 games per game and player count, with numba bounds checking.
+"""Random-play fuzzing, 50-200 games per game and player count, and the search agents on random
+positions of every game (``tests/fuzz_search.py``), with numba bounds checking.
 
 Runs in a subprocess because NUMBA_BOUNDSCHECK is read when numba starts; one test per game and
 player count, so that pytest-xdist spreads them over the cores. The bounds-checked machine code is
@@ -10,15 +11,11 @@ run and game by the first test that needs it (``conftest.boundscheck_env``).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import GAME_PLAYERS, boundscheck_env, interleaved
+from conftest import GAME_PLAYERS, interleaved, run_bounds_checked
 
-HERE = Path(__file__).parent
 #: random games per game and player count (FUZZ_GAMES=N sets every game's): a random Cultivo game is
 #: 450-1,200 decisions (Callisto 27-56, Calçada 88-228, Calimala 300-375), so its 50 games (~40,000
 #: decisions, ~25 s bounds-checked) are still the most decisions of any game
@@ -38,29 +35,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.boundscheck]
 @pytest.mark.parametrize("name,players", interleaved(GAME_PLAYERS))
 def test_random_play_fuzz_with_boundscheck(name, players):
     games = games_for(name)
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "fuzz_games.py"), name, str(games), "7", str(players)],
-        env=boundscheck_env(name),
-        capture_output=True,
-        text=True,
-        timeout=3000,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert f"fuzz ok {name} games={games} " in proc.stdout
-    assert "boundscheck=1" in proc.stdout
+    run_bounds_checked("fuzz_games.py", [name, str(games), "7", str(players)], name, f"fuzz ok {name} games={games} ")
 
 
 @pytest.mark.parametrize("name", [g for g in dict(interleaved(GAME_PLAYERS))])
 def test_search_agents_with_boundscheck(name):
     """greedy, MCTS and the PUCT search (with and without rollouts) on random positions of every
     player count, bounds-checked (tests/fuzz_search.py)."""
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "fuzz_search.py"), name, "5"],
-        env=boundscheck_env(name, ("aec", "batched", "agents")),
-        capture_output=True,
-        text=True,
-        timeout=3000,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert f"search fuzz ok {name} " in proc.stdout
-    assert "boundscheck=1" in proc.stdout
+    run_bounds_checked("fuzz_search.py", [name, "5"], name, f"search fuzz ok {name} ", ("aec", "batched", "agents"))

@@ -9,15 +9,10 @@ cached where tests/test_fuzz.py keeps it (compiled once per run and game: ``conf
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from conftest import GAME_NAMES, boundscheck_env
+from conftest import GAME_NAMES, run_bounds_checked
 
-HERE = Path(__file__).parent
 #: states per phase and player count: Callisto has a single phase, so it takes more of them
 STATES_PER_PHASE = {"callisto": 6, "calcada": 3, "calimala": 2, "cultivo": 1}
 
@@ -26,13 +21,4 @@ STATES_PER_PHASE = {"callisto": 6, "calcada": 3, "calimala": 2, "cultivo": 1}
 @pytest.mark.boundscheck
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_corrupted_slots_are_refused_or_play_on_safely(name):
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "slot_sweep.py"), name, "18", str(STATES_PER_PHASE.get(name, 2))],
-        env=boundscheck_env(name),
-        capture_output=True,
-        text=True,
-        timeout=3000,
-    )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-3000:]
-    assert f"sweep ok {name} " in proc.stdout
-    assert "boundscheck=1" in proc.stdout
+    run_bounds_checked("slot_sweep.py", [name, "18", str(STATES_PER_PHASE.get(name, 2))], name, f"sweep ok {name} ")
