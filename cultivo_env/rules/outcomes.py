@@ -400,18 +400,28 @@ def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.nda
                n: int, m: int, bu_in: int, yellow: bool) -> np.ndarray:
     """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which some label of
     ``fwd[:nf]`` reaches the set ``done`` (its keys ``back[:nb]``): :func:`join_ok` for every pair,
-    in nf * nb step look-ups instead of nf * nd tests. :func:`label_plus` adds the stall balances and
-    the cart balance field by field (and the barges, except for yellow, whose steps all carry
-    ``bu_in``), so a label before and one after determine the step between them; a step found is
-    still checked by :func:`join_ok`."""
+    in nf * nb step look-ups (a hash table of the steps by key) instead of nf * nd tests.
+    :func:`label_plus` adds the stall balances and the cart balance field by field (and the barges,
+    except for yellow, whose steps all carry ``bu_in``), so a label before and one after determine
+    the step between them; a step found is still checked by :func:`join_ok`."""
     ok = np.zeros(nd, dtype=np.int8)
+    # the steps by their delta key (without the tag): an open-addressing table of each key's first
+    # step, the others with the same key chained behind it (built in one pass; a sort of the keys
+    # took a fifth of the slowest payments, with tens of thousands of steps)
+    size = 16
+    while size < 2 * nd:
+        size *= 2
+    first = np.full(size, -1, dtype=np.int64)
+    chain = np.empty(nd, dtype=np.int64)
     dks = np.empty(nd, dtype=np.int64)
     for j in range(nd):
-        dks[j] = dl[j] // K_TAG
-    order = np.argsort(dks, kind="mergesort")
-    sdk = np.empty(nd, dtype=np.int64)
-    for jj in range(nd):
-        sdk[jj] = dks[order[jj]]
+        dk = dl[j] // K_TAG
+        dks[j] = dk
+        h = set_hash(dk, size)
+        while first[h] >= 0 and dks[first[h]] != dk:
+            h = (h + 1) & (size - 1)
+        chain[j] = first[h]
+        first[h] = j
     for i in range(nf):
         f = fwd[i]
         if yellow and (f // K_B) % K_BU != bu_in:
@@ -442,12 +452,23 @@ def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.nda
             if not inrange:
                 continue
             dk = ((b // (K_B * K_BU) - ffb + 64) * K_BU + dbu) * K_B + dbv
-            jj = np.searchsorted(sdk, dk)
-            while jj < nd and sdk[jj] == dk:
-                j = order[jj]
-                if ok[j] == 0 and join_ok(f, dk, done, n, m, bu_in, yellow):
+            h = set_hash(dk, size)
+            while first[h] >= 0 and dks[first[h]] != dk:
+                h = (h + 1) & (size - 1)
+            j = first[h]
+            if j < 0:
+                continue  # no step has this key
+            pending = False
+            k = j
+            while k >= 0:
+                if ok[k] == 0:
+                    pending = True
+                    break
+                k = chain[k]
+            if pending and join_ok(f, dk, done, n, m, bu_in, yellow):
+                while j >= 0:  # join_ok depends on the key only: every step with it joins
                     ok[j] = 1
-                jj += 1
+                    j = chain[j]
     return ok
 
 
