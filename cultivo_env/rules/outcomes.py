@@ -514,15 +514,33 @@ def forward_fill(fwd: np.ndarray, nf: int, dl: np.ndarray, nd: int, n: int, m: i
     return cnt
 
 
+#: below this many (label after, step) pairs :func:`backward_fill` inserts pair by pair; above it,
+#: it shifts bitmaps (:func:`backward_shifted`), whose set-up costs more than a few hundred pairs
+SHIFT_MIN_PAIRS = 4096
+
+
 @jit
 def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray, nd: int, n: int, nst: int, rec_lt,
                   st_lt, barge_lt, fld_lt, cart_lt, table: np.ndarray, prv: np.ndarray, cnt: int) -> int:
     """Add to the set ``table`` / ``prv`` (``cnt`` keys so far) the labels before colour c from
     which one of its steps ``dl[:nd]`` (for yellow: those with ``bu_in`` barges used before it)
     reaches a label of ``back[:nb]``, kept when the colours before c can have made them. Returns the
-    new count, or -1 when it had no room (:func:`set_put`)."""
+    new count, or -1 when it had no room (:func:`set_put`). The same set either way: pair by pair
+    below, or by :func:`backward_shifted` when there are many pairs (the order of the keys in
+    ``prv`` differs; nothing reads it as more than a set)."""
     # the steps grouped by their stall balances: the balance bounds are tested once a group
     ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
+    lo_fb = 64 - cart_lt[c]
+    hi_fb = 64 + fld_lt[c]
+    shifted = nb * nd >= SHIFT_MIN_PAIRS and lo_fb >= 0 and hi_fb <= 127
+    if shifted:
+        for i in range(nb):  # every cart balance after within the bitmaps' 128 bits
+            if back[i] // (K_B * K_BU) > 127:
+                shifted = False
+                break
+    if shifted:
+        return backward_shifted(back, nb, c, bu_in, ng, gdb, gstart, mfb, mbu, nst, rec_lt, st_lt, barge_lt,
+                                lo_fb, hi_fb, table, prv, cnt)
     for i in range(nb):
         lab = back[i]
         if c == YELLOW and (lab // K_B) % K_BU != 0:
@@ -531,20 +549,8 @@ def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray,
         lfb = lab // (K_B * K_BU)
         lbu = (lab // K_B) % K_BU
         for g in range(ng):
-            # the label before: lab minus the step
-            db = gdb[g]
-            bv = np.int64(0)
-            ok = True
-            pos = 0
-            for d in range(MAX_PLAYERS):
-                x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
-                if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
-                    ok = False
-                    break
-                if x > 8:
-                    pos += x - 8
-                bv |= x << np.int64(4 * d)
-            if not ok or pos > st_lt[c]:
+            bv = before_balances(lb, gdb[g], c, nst, rec_lt, st_lt)
+            if bv < 0:
                 continue
             for jj in range(gstart[g], gstart[g + 1]):
                 fb = lfb - mfb[jj]
@@ -552,11 +558,168 @@ def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray,
                     bu = bu_in
                 else:
                     bu = lbu - mbu[jj]
-                if bu < 0 or bu > barge_lt[c] or fb > 64 + fld_lt[c] or fb < 64 - cart_lt[c]:
+                if bu < 0 or bu > barge_lt[c] or fb > hi_fb or fb < lo_fb:
                     continue
                 cnt = set_put(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
                 if cnt < 0:
                     return -1
+    return cnt
+
+
+@jit
+def before_balances(lb: np.int64, db: np.int64, c: int, nst: int, rec_lt, st_lt) -> np.int64:
+    """The stall balances of the label before colour c (``lb``, those of the label after, minus
+    ``db``, a step's), or -1 when the colours before c cannot have made them."""
+    bv = np.int64(0)
+    pos = 0
+    for d in range(MAX_PLAYERS):
+        x = ((lb >> np.int64(4 * d)) & np.int64(15)) - ((db >> np.int64(4 * d)) & np.int64(15)) + 8
+        if x < 8 - rec_lt[MAX_PLAYERS * c + d] or x > 8 + nst:
+            return np.int64(-1)
+        if x > 8:
+            pos += x - 8
+        bv |= x << np.int64(4 * d)
+    if pos > st_lt[c]:
+        return np.int64(-1)
+    return bv
+
+
+@jit
+def shift128(lo: np.uint64, hi: np.uint64, t: int):
+    """The 128-bit word (lo, hi) shifted towards the high bits by t (towards the low bits if t < 0)."""
+    if t == 0:
+        return lo, hi
+    if t > 0:
+        if t >= 128:
+            return np.uint64(0), np.uint64(0)
+        if t >= 64:
+            return np.uint64(0), lo << np.uint64(t - 64)
+        return lo << np.uint64(t), (hi << np.uint64(t)) | (lo >> np.uint64(64 - t))
+    s = -t
+    if s >= 128:
+        return np.uint64(0), np.uint64(0)
+    if s >= 64:
+        return hi >> np.uint64(s - 64), np.uint64(0)
+    return (lo >> np.uint64(s)) | (hi << np.uint64(64 - s)), hi >> np.uint64(s)
+
+
+@jit
+def low_bit_index(x: np.uint64) -> int:
+    """The index of the lowest set bit of x (x != 0): the bits below it counted (SWAR popcount)."""
+    v = (x & (~x + np.uint64(1))) - np.uint64(1)
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@jit
+def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb: np.ndarray, gstart: np.ndarray,
+                     mfb: np.ndarray, mbu: np.ndarray, nst: int, rec_lt, st_lt, barge_lt, lo_fb: int, hi_fb: int,
+                     table: np.ndarray, prv: np.ndarray, cnt: int) -> int:
+    """:func:`backward_fill` for many pairs, without inserting one key per pair. A label before is
+    (cart balance, barges used, stall balances) = the label after minus a step, and the steps of
+    one group share their stall balances: so for each distinct stall-balance word of the labels
+    after, a bitmap over (barges used, cart balance) of those labels (128 bits per barge count) is
+    shifted by each member of each group and OR-ed into the bitmap of the balances before. Each
+    key is then inserted once. Needs the cart balance bounds ``lo_fb .. hi_fb`` within 0 .. 127."""
+    yellow = c == YELLOW
+    orows = barge_lt[c] + 1  # barges used before c: 0 .. barge_lt[c]
+    if yellow and (bu_in < 0 or bu_in >= orows):
+        return cnt
+    # the distinct stall-balance words of the labels after, and each one's bitmap
+    lrows = 1
+    if not yellow:
+        for i in range(nb):
+            lbu = (back[i] // K_B) % K_BU
+            if lbu + 1 > lrows:
+                lrows = lbu + 1
+    size = 16
+    while size < 2 * nb:
+        size *= 2
+    lkey = np.full(size, -1, dtype=np.int64)
+    lidx = np.empty(size, dtype=np.int64)
+    lbs = np.empty(nb, dtype=np.int64)
+    bits = np.zeros(2 * lrows * nb, dtype=np.uint64)
+    nlb = 0
+    for i in range(nb):
+        lab = back[i]
+        lbu = (lab // K_B) % K_BU
+        if yellow and lbu != 0:
+            continue  # after yellow the barge count is dropped: keep one copy
+        lb = lab % K_B
+        h = set_hash(lb, size)
+        while lkey[h] >= 0 and lkey[h] != lb:
+            h = (h + 1) & (size - 1)
+        if lkey[h] < 0:
+            lkey[h] = lb
+            lidx[h] = nlb
+            lbs[nlb] = lb
+            nlb += 1
+        fb = lab // (K_B * K_BU)
+        w = 2 * (lrows * lidx[h] + (0 if yellow else lbu)) + (fb >> 6)
+        bits[w] |= np.uint64(1) << np.uint64(fb & 63)
+    # the stall balances before of each (balance word, group) pair, and their distinct values
+    pairs = np.full(nlb * ng, -1, dtype=np.int64)
+    osize = 16
+    while osize < 2 * nlb * ng:
+        osize *= 2
+    okey = np.full(osize, -1, dtype=np.int64)
+    oidx = np.empty(osize, dtype=np.int64)
+    obv = np.empty(nlb * ng, dtype=np.int64)
+    nout = 0
+    for li in range(nlb):
+        for g in range(ng):
+            bv = before_balances(lbs[li], gdb[g], c, nst, rec_lt, st_lt)
+            if bv < 0:
+                continue
+            h = set_hash(bv, osize)
+            while okey[h] >= 0 and okey[h] != bv:
+                h = (h + 1) & (osize - 1)
+            if okey[h] < 0:
+                okey[h] = bv
+                oidx[h] = nout
+                obv[nout] = bv
+                nout += 1
+            pairs[li * ng + g] = oidx[h]
+    out = np.zeros(2 * orows * nout, dtype=np.uint64)
+    for li in range(nlb):
+        for g in range(ng):
+            o = pairs[li * ng + g]
+            if o < 0:
+                continue
+            for jj in range(gstart[g], gstart[g + 1]):
+                t = -mfb[jj]
+                for sr in range(lrows):
+                    lo = bits[2 * (lrows * li + sr)]
+                    hi = bits[2 * (lrows * li + sr) + 1]
+                    if lo == 0 and hi == 0:
+                        continue
+                    orow = bu_in if yellow else sr - mbu[jj]
+                    if orow < 0 or orow >= orows:
+                        continue
+                    slo, shi = shift128(lo, hi, t)
+                    out[2 * (orows * o + orow)] |= slo
+                    out[2 * (orows * o + orow) + 1] |= shi
+    # the cart balances allowed, as a 128-bit mask
+    mlo = np.uint64(0)
+    mhi = np.uint64(0)
+    for fb in range(lo_fb, hi_fb + 1):
+        if fb < 64:
+            mlo |= np.uint64(1) << np.uint64(fb)
+        else:
+            mhi |= np.uint64(1) << np.uint64(fb - 64)
+    for o in range(nout):
+        bv = obv[o]
+        for r in range(orows):
+            for half in range(2):
+                x = out[2 * (orows * o + r) + half] & (mhi if half else mlo)
+                while x != np.uint64(0):
+                    fb = 64 * half + low_bit_index(x)
+                    x &= x - np.uint64(1)
+                    cnt = set_put(table, prv, cnt, (np.int64(fb) * K_BU + r) * K_B + bv)
+                    if cnt < 0:
+                        return -1
     return cnt
 
 
