@@ -329,8 +329,8 @@ def _make(options: dict):
 #:   inf / nan instead of raising ``ZeroDivisionError`` (Python's floor semantics for negative
 #:   operands are kept). No kernel divides by zero (the denominators are player counts, sizes and
 #:   validated options), so this only drops a zero test and an exception path from every division:
-#:   Cultivo's rollouts +4-13%, its batched step +6-9% (benchmarks/README.md), the other games within
-#:   noise;
+#:   Cultivo's rollouts +5-10% (its label arithmetic is all ``//`` and ``%``; benchmarks/README.md),
+#:   the other games within noise;
 #: * ``no_cfunc_wrapper``: no C-callable wrapper is compiled beside each kernel (numba needs one only
 #:   to pass a kernel as a first-class function value, which no caller here does): 3-5% less cold
 #:   compile. (The CPython wrapper cannot go the same way: a kernel compiled without it crashes the
