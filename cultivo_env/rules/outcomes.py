@@ -396,6 +396,15 @@ def join_ok(f: np.int64, dk: np.int64, done: np.ndarray, n: int, m: int, bu_in: 
 
 
 @jit
+def table_size(n: int) -> int:
+    """The size of an open-addressing table for ``n`` keys: a power of 2, at least 16 and 2 n."""
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    return size
+
+
+@jit
 def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int,
                n: int, m: int, bu_in: int, yellow: bool) -> np.ndarray:
     """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which some label of
@@ -408,9 +417,7 @@ def join_steps(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.nda
     # the steps by their delta key (without the tag): an open-addressing table of each key's first
     # step, the others with the same key chained behind it (built in one pass; a sort of the keys
     # took a fifth of the slowest payments, with tens of thousands of steps)
-    size = 16
-    while size < 2 * nd:
-        size *= 2
+    size = table_size(nd)
     first = np.full(size, -1, dtype=np.int64)
     chain = np.empty(nd, dtype=np.int64)
     dks = np.empty(nd, dtype=np.int64)
@@ -614,6 +621,23 @@ def low_bit_index(x: np.uint64) -> int:
 
 
 @jit
+def dense_index(keys: np.ndarray, idx: np.ndarray, dense: np.ndarray, count: int, key: np.int64):
+    """The index of ``key`` (>= 0) in the open-addressing map ``keys`` / ``idx`` (a power-of-2 size,
+    -1 in an empty slot); a new key gets index ``count`` and goes to ``dense[count]``. Returns
+    (index, the new count)."""
+    size = keys.shape[0]
+    h = set_hash(key, size)
+    while keys[h] >= 0 and keys[h] != key:
+        h = (h + 1) & (size - 1)
+    if keys[h] < 0:
+        keys[h] = key
+        idx[h] = count
+        dense[count] = key
+        count += 1
+    return idx[h], count
+
+
+@jit
 def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb: np.ndarray, gstart: np.ndarray,
                      mfb: np.ndarray, mbu: np.ndarray, nst: int, rec_lt, st_lt, barge_lt, lo_fb: int, hi_fb: int,
                      table: np.ndarray, prv: np.ndarray, cnt: int) -> int:
@@ -634,9 +658,7 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
             lbu = (back[i] // K_B) % K_BU
             if lbu + 1 > lrows:
                 lrows = lbu + 1
-    size = 16
-    while size < 2 * nb:
-        size *= 2
+    size = table_size(nb)
     lkey = np.full(size, -1, dtype=np.int64)
     lidx = np.empty(size, dtype=np.int64)
     lbs = np.empty(nb, dtype=np.int64)
@@ -647,25 +669,14 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
         lbu = (lab // K_B) % K_BU
         if yellow and lbu != 0:
             continue  # after yellow the barge count is dropped: keep one copy
-        lb = lab % K_B
-        h = set_hash(lb, size)
-        while lkey[h] >= 0 and lkey[h] != lb:
-            h = (h + 1) & (size - 1)
-        if lkey[h] < 0:
-            lkey[h] = lb
-            lidx[h] = nlb
-            lbs[nlb] = lb
-            nlb += 1
+        li, nlb = dense_index(lkey, lidx, lbs, nlb, lab % K_B)
         fb = lab // (K_B * K_BU)
-        w = 2 * (lrows * lidx[h] + (0 if yellow else lbu)) + (fb >> 6)
+        w = 2 * (lrows * li + (0 if yellow else lbu)) + (fb >> 6)
         bits[w] |= np.uint64(1) << np.uint64(fb & 63)
     # the stall balances before of each (balance word, group) pair, and their distinct values
     pairs = np.full(nlb * ng, -1, dtype=np.int64)
-    osize = 16
-    while osize < 2 * nlb * ng:
-        osize *= 2
-    okey = np.full(osize, -1, dtype=np.int64)
-    oidx = np.empty(osize, dtype=np.int64)
+    okey = np.full(table_size(nlb * ng), -1, dtype=np.int64)
+    oidx = np.empty(okey.shape[0], dtype=np.int64)
     obv = np.empty(nlb * ng, dtype=np.int64)
     nout = 0
     for li in range(nlb):
@@ -673,15 +684,8 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
             bv = before_balances(lbs[li], gdb[g], c, nst, rec_lt, st_lt)
             if bv < 0:
                 continue
-            h = set_hash(bv, osize)
-            while okey[h] >= 0 and okey[h] != bv:
-                h = (h + 1) & (osize - 1)
-            if okey[h] < 0:
-                okey[h] = bv
-                oidx[h] = nout
-                obv[nout] = bv
-                nout += 1
-            pairs[li * ng + g] = oidx[h]
+            o, nout = dense_index(okey, oidx, obv, nout, bv)
+            pairs[li * ng + g] = o
     out = np.zeros(2 * orows * nout, dtype=np.uint64)
     for li in range(nlb):
         for g in range(ng):
