@@ -148,6 +148,14 @@ for _s in range(2):
     for _q in range(NUM_SQUARES):
         SQ_NUMBER_MASK[_s, SQ_NUMBER[_s, _q]] |= 1 << _q
 SQ_NUMBER_MASK.setflags(write=False)
+#: SQ_DISTRICT_MASK[side, sq]: bitmask of the squares of sq's district
+SQ_DISTRICT_MASK = np.zeros((2, NUM_SQUARES), dtype=np.int64)
+for _s in range(2):
+    for _q in range(NUM_SQUARES):
+        for _r in range(NUM_SQUARES):
+            if SQ_DISTRICT[_s, _r] == SQ_DISTRICT[_s, _q]:
+                SQ_DISTRICT_MASK[_s, _q] |= 1 << _r
+SQ_DISTRICT_MASK.setflags(write=False)
 #: DISTRICT_SQUARES[side, d, k]: the k-th square of district d (k < DISTRICT_SIZE[side, d])
 DISTRICT_SQUARES = np.zeros((2, MAX_DISTRICTS, NUM_SQUARES), dtype=np.int64)
 for _s in range(2):

@@ -84,6 +84,7 @@ from calcada_env.layout import (
     SCORE_ROWS,
     SIDE,
     SQ_DISTRICT,
+    SQ_DISTRICT_MASK,
     SQ_NUMBER,
     SQ_NUMBER_MASK,
     STACK,
@@ -95,6 +96,7 @@ from calcada_env.layout import (
     TILES_PER_COLOUR,
     TURNS,
 )
+from gamecore.bits import lowest_bit, popcount, store_u64
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
 from gamecore.jit import jit
 from gamecore.kernels import check_header, clip8, count_decision, plain_apply_legal, rel_seat
@@ -184,30 +186,35 @@ def square_ok(state: np.ndarray, seat: int, sq: int, colour: int, number: int) -
     return True
 
 
+# board value v (0 empty, 1 + NUM_KINDS * colour + kind) -> its colour, NUM_COLOURS for an empty square
+_VALUE_COLOUR = np.array([NUM_COLOURS] + [(v - 1) // NUM_KINDS for v in range(1, NUM_COLOURS * NUM_KINDS + 1)],
+                         dtype=np.int64)
+_VALUE_COLOUR.setflags(write=False)
+_ALL_SQUARES = (1 << NUM_SQUARES) - 1
+_COLOUR_SLOTS = NUM_COLOURS + 1
+
+
 @jit
 def open_squares(state: np.ndarray, seat: int, out: np.ndarray) -> None:
     """out[c]: bitmask of the seat's squares a tile of colour c may go on, whatever the number
-    (empty, and every tile already in its district has colour c). One pass over the districts;
-    ``square_ok`` is the same rule for one square."""
+    (empty, and every tile already in its district has colour c). One pass over the squares, no
+    branch: ``held[c]`` collects the districts holding a tile of colour c (an empty square adds its
+    district to the unused slot NUM_COLOURS); ``square_ok`` is the same rule for one square."""
     side = state[SIDE]
     base = BOARD + NUM_SQUARES * seat
+    held = stack_empty(_COLOUR_SLOTS, np.int64)
+    for c in range(_COLOUR_SLOTS):
+        held[c] = 0
+    empty = _ALL_SQUARES
+    for sq in range(NUM_SQUARES):
+        v = state[base + sq]
+        held[_VALUE_COLOUR[v]] |= SQ_DISTRICT_MASK[side, sq]
+        empty &= ~(min(v, 1) << sq)
+    tiled = 0
     for c in range(NUM_COLOURS):
-        out[c] = 0
-    for d in range(NUM_DISTRICTS[side]):
-        empty = 0
-        colour = -1
-        for k in range(DISTRICT_SIZE[side, d]):
-            sq = DISTRICT_SQUARES[side, d, k]
-            v = state[base + sq]
-            if v == 0:
-                empty |= 1 << sq
-            else:
-                colour = tile_colour(v)
-        if empty == 0:
-            continue
-        for c in range(NUM_COLOURS):
-            if colour == -1 or colour == c:
-                out[c] |= empty
+        tiled |= held[c]
+    for c in range(NUM_COLOURS):
+        out[c] = empty & (held[c] | ~tiled)
 
 
 @jit
@@ -492,67 +499,78 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
 
 
 @jit
+def set_bits(mask: np.ndarray, base: int, bits: int) -> None:
+    """mask[base + i] = 1 for every set bit i of ``bits``."""
+    w = np.uint64(bits)
+    while w:
+        mask[base + lowest_bit(w)] = 1
+        w &= w - np.uint64(1)
+
+
+@jit
 def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
-    mask[:] = 0
+    for k in range(mask.shape[0]):
+        mask[k] = 0
     if state[H_TERMINAL]:
         return 0
     seat = state[H_CURRENT]
     side = state[SIDE]
-    count = 0
     open_ = stack_empty(NUM_COLOURS, np.int64)
     open_squares(state, seat, open_)
+    rows = NUM_ROWS[state[H_NPLAYERS]]
     if state[PHASE] == PHASE_DECLARE:
-        # declare_ok for every cobblestone at once: colour on the scoreboard, display not empty, a
-        # square open for the colour that shows the number of the stone's space; bit
-        # NUM_COLOURS * space + c of ``declarable`` for the stone of colour c on that space
+        # declare_ok for every cobblestone at once, as bits NUM_COLOURS * space + c (the stone of
+        # colour c on that space): ``stones`` where one lies, ``declarable`` where its colour is on
+        # the scoreboard (``retired``), its display not empty (``display_count``) and a square is
+        # open for it that shows the number of its space (``declared_number``)
         avail = 0
         for c in range(NUM_COLOURS):
-            if not retired(state, c) and display_count(state, c) > 0:
+            shown = 0
+            for slot in range(DISPLAY_SIZE):
+                shown |= state[DISPLAY + DISPLAY_SIZE * c + slot]
+            if state[SB_ROW + c] < rows and shown != 0:
                 avail |= 1 << c
+        stones = 0
         declarable = 0
         for space in range(NUM_SPACES):
-            legal_squares = -1  # computed at the first colour that needs it
+            number = 0
+            row = 0
             for c in range(NUM_COLOURS):
-                if state[CAR + NUM_COLOURS * space + c] == 0 or not (avail >> c) & 1:
-                    continue
-                if legal_squares < 0:
-                    legal_squares = number_squares(side, declared_number(state, space))
-                if open_[c] & legal_squares:
-                    declarable |= 1 << (NUM_COLOURS * space + c)
-        can_declare = declarable != 0
-        for space in range(NUM_SPACES):
-            for c in range(NUM_COLOURS):
-                if state[CAR + NUM_COLOURS * space + c] == 0:
-                    continue
-                i = NUM_COLOURS * space + c
-                if state[BONUS + seat] > 0:
-                    mask[A_BONUS_MOVE + i] = 1
-                    count += 1
-                if can_declare:
-                    if (declarable >> i) & 1:
-                        mask[A_DECLARE + i] = 1
-                        count += 1
-                else:
-                    mask[A_MOVE_ONLY + i] = 1
-                    count += 1
+                k = state[CAR + NUM_COLOURS * space + c]
+                number += k
+                row |= min(k, 1) << c
+            stones |= row << (NUM_COLOURS * space)
+            candidates = row & avail
+            if candidates:
+                squares = number_squares(side, number)
+                for c in range(NUM_COLOURS):
+                    if (candidates >> c) & 1 and open_[c] & squares:
+                        declarable |= 1 << (NUM_COLOURS * space + c)
+        on_carousel = popcount(np.uint64(stones))
+        count = 0
+        if state[BONUS + seat] > 0:
+            set_bits(mask, A_BONUS_MOVE, stones)
+            count += on_carousel
+        if declarable:
+            set_bits(mask, A_DECLARE, declarable)
+            count += popcount(np.uint64(declarable))
+        else:
+            set_bits(mask, A_MOVE_ONLY, stones)
+            count += on_carousel
         return count
-    colour = state[DECL_COL]
-    for c in range(NUM_COLOURS):
-        if swap_ok(state, seat, c):
-            mask[A_SWAP + c] = 1
-            count += 1
-    squares = open_[colour] & number_squares(side, state[DECL_NUM])
-    for slot in range(DISPLAY_SIZE):
-        if state[DISPLAY + DISPLAY_SIZE * colour + slot] == 0:
-            continue
-        bits = squares
-        sq = 0
-        while bits:
-            if bits & 1:
-                mask[A_PLACE + NUM_SQUARES * slot + sq] = 1
+    count = 0
+    if state[BONUS + seat] > 0:  # swap_ok for every colour
+        for c in range(NUM_COLOURS):
+            if state[SB_ROW + c] < rows and state[STACK_N + c] > 0:
+                mask[A_SWAP + c] = 1
                 count += 1
-            bits >>= 1
-            sq += 1
+    colour = state[DECL_COL]
+    squares = open_[colour] & number_squares(side, state[DECL_NUM])
+    per_slot = popcount(np.uint64(squares))
+    for slot in range(DISPLAY_SIZE):
+        if state[DISPLAY + DISPLAY_SIZE * colour + slot] != 0:
+            set_bits(mask, A_PLACE + NUM_SQUARES * slot, squares)
+            count += per_slot
     return count
 
 
@@ -597,14 +615,21 @@ def rank_keys(state: np.ndarray, out: np.ndarray) -> None:
     scores(state, out)
 
 
-# board value v (0 empty, 1 + NUM_KINDS * colour + kind) -> the offsets of its colour and its kind
-# within an observed square, and 1 (0 for an empty square, whose two writes then OR in nothing)
-_OBS_VCOL = np.array([0] + [tile_colour.py_func(v) for v in range(1, NUM_COLOURS * NUM_KINDS + 1)], dtype=np.int64)
-_OBS_VKIND = np.array([0] + [NUM_COLOURS + tile_kind.py_func(v) for v in range(1, NUM_COLOURS * NUM_KINDS + 1)],
-                      dtype=np.int64)
-_OBS_VSET = np.array([0] + [1] * (NUM_COLOURS * NUM_KINDS), dtype=np.int8)
-for _a in (_OBS_VCOL, _OBS_VKIND, _OBS_VSET):
+# board value v (0 empty, 1 + NUM_KINDS * colour + kind) -> the OBS_SQUARE bytes of an observed square
+# (its colour's and its kind's one-hot; all 0 for an empty square) as two overlapping little-endian
+# words: bytes 0..7 and bytes 3..10, stored unaligned
+_OBS_SQUARE_BYTES = np.zeros((NUM_COLOURS * NUM_KINDS + 1, OBS_SQUARE), dtype=np.uint8)
+for _v in range(1, NUM_COLOURS * NUM_KINDS + 1):
+    _OBS_SQUARE_BYTES[_v, tile_colour.py_func(_v)] = 1
+    _OBS_SQUARE_BYTES[_v, NUM_COLOURS + tile_kind.py_func(_v)] = 1
+_OBS_WORD_LO = np.array([int.from_bytes(r[0:8].tobytes(), "little") for r in _OBS_SQUARE_BYTES], dtype=np.uint64)
+_OBS_WORD_HI = np.array([int.from_bytes(r[3:11].tobytes(), "little") for r in _OBS_SQUARE_BYTES], dtype=np.uint64)
+# the printed numbers then the district ids of each side's squares (the NUMBERS and DISTRICTS blocks)
+_OBS_SIDE = np.concatenate([SQ_NUMBER, SQ_DISTRICT], axis=1).astype(np.int8)
+assert all(OBS_OFF[n, O_DISTRICTS] == OBS_OFF[n, O_NUMBERS] + NUM_SQUARES for n in range(2, MAX_PLAYERS + 1))
+for _a in (_OBS_SQUARE_BYTES, _OBS_WORD_LO, _OBS_WORD_HI, _OBS_SIDE):
     _a.setflags(write=False)
+_LITTLE_ENDIAN = np.little_endian
 
 
 @jit
@@ -615,22 +640,27 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     everybody saw go under it in display swaps: their kinds, and the next three of them in order)."""
     n = state[H_NPLAYERS]
     side = state[SIDE]
-    out[:] = 0
+    for k in range(out.shape[0]):
+        out[k] = 0
+    # each square's bytes in two word stores (a row of bytes, as every env passes), else byte by byte
+    words = _LITTLE_ENDIAN and out.strides[0] == 1 and out.shape[0] >= OBS_OFF[n, O_NUMBERS]
     o_seats = OBS_OFF[n, O_SEATS]
     for q in range(n):
         base = o_seats + OBS_SEAT * rel_seat(q, player, n)
-        for sq in range(NUM_SQUARES):  # without a branch per square: an empty one ORs in 0
+        for sq in range(NUM_SQUARES):
             v = state[BOARD + NUM_SQUARES * q + sq]
             at = base + OBS_SQUARE * sq
-            out[at + _OBS_VCOL[v]] |= _OBS_VSET[v]
-            out[at + _OBS_VKIND[v]] |= _OBS_VSET[v]
+            if words:
+                store_u64(out, at, _OBS_WORD_LO[v])
+                store_u64(out, at + 3, _OBS_WORD_HI[v])
+            else:
+                for k in range(OBS_SQUARE):
+                    out[at + k] = _OBS_SQUARE_BYTES[v, k]
         out[base + NUM_SQUARES * OBS_SQUARE] = clip8(state[BONUS + q])
         out[base + NUM_SQUARES * OBS_SQUARE + 1] = clip8(state[POINTS + q])
-    o_numbers = OBS_OFF[n, O_NUMBERS]
-    o_districts = OBS_OFF[n, O_DISTRICTS]
-    for sq in range(NUM_SQUARES):
-        out[o_numbers + sq] = SQ_NUMBER[side, sq]
-        out[o_districts + sq] = SQ_DISTRICT[side, sq]
+    o_numbers = OBS_OFF[n, O_NUMBERS]  # the DISTRICTS block follows it
+    for k in range(2 * NUM_SQUARES):
+        out[o_numbers + k] = _OBS_SIDE[side, k]
     o_carousel = OBS_OFF[n, O_CAROUSEL]
     for i in range(NUM_SPACES * NUM_COLOURS):
         out[o_carousel + i] = state[CAR + i]

@@ -19,10 +19,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from callisto_env.layout import (
     BB_FREE,
@@ -75,6 +71,7 @@ from callisto_env.layout import (
     TILE_SIZE,
     TURNS,
 )
+from gamecore.bits import copy_bytes, lowest_bit, popcount, store_u64
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
 from gamecore.jit import jit
 from gamecore.kernels import check_header, count_decision, plain_apply_legal
@@ -112,62 +109,7 @@ def is_pillar(v: int) -> bool:
 # rules page.
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
-
-
-# LLVM operations numba does not name: bit counts, and unaligned / bulk stores into the byte arrays
-# of masks and observations (callers check the bounds; the mask and the observation are written
-# through these only when they are contiguous arrays of bytes)
-@intrinsic
-def _popcount(typingctx, w):
-    """Set bits of a uint64 (LLVM's ctpop)."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.zext(builder.ctpop(args[0]), ir.IntType(64))
-
-    return sig, codegen
-
-
-@intrinsic
-def _store_u64(typingctx, arr, byte, w):
-    """Store the uint64 ``w`` at byte offset ``byte`` of ``arr``'s data, unaligned (callers check
-    that the 8 bytes lie inside a contiguous array of bytes)."""
-    sig = types.void(arr, types.int64, types.uint64)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        ptr = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()), [args[1]])
-        builder.store(args[2], builder.bitcast(ptr, ir.IntType(64).as_pointer())).align = 1
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _lowest_bit(typingctx, w):
-    """Index of the lowest set bit of a non-zero uint64 (LLVM's cttz)."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.zext(builder.cttz(args[0], ir.Constant(ir.IntType(1), 1)), ir.IntType(64))
-
-    return sig, codegen
-
-
-@intrinsic
-def _copy_bytes(typingctx, arr, dst, src, nbytes):
-    """memcpy within ``arr``'s data: ``nbytes`` bytes from byte offset ``src`` to ``dst`` (callers
-    check that both ranges lie inside a contiguous array of bytes and do not overlap)."""
-    sig = types.void(arr, types.int64, types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        data = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
-        cgutils.raw_memcpy(builder, builder.gep(data, [args[1]]), builder.gep(data, [args[2]]), args[3], 1)
-        return context.get_dummy_value()
-
-    return sig, codegen
-
+# (bit counts and byte stores: gamecore.bits)
 
 #: _BYTES[b]: the 8 bits of b as 8 bytes of 0 / 1 (lowest bit first: little-endian memory order)
 _BYTES = np.array([sum(((v >> b) & 1) << (8 * b) for b in range(8)) for v in range(256)], dtype=np.uint64)
@@ -390,7 +332,7 @@ def _mark_sets(state: np.ndarray, mask: np.ndarray) -> int:
         at = LEGAL + BB_WORDS * k
         bits = 0
         for i in range(W):
-            bits += _popcount(_word(state, at + i))
+            bits += popcount(_word(state, at + i))
         if bits == 0:
             continue
         count += bits
@@ -399,8 +341,8 @@ def _mark_sets(state: np.ndarray, mask: np.ndarray) -> int:
             row = (_word(state, at + (r >> 2)) >> np.uint64((r & 3) * BB_STRIDE)) & np.uint64(0xFFFF)
             cell = base + r * S
             if fast and cell + 16 <= n:
-                _store_u64(mask, cell, _BYTES[row & np.uint64(0xFF)])
-                _store_u64(mask, cell + 8, _BYTES[row >> np.uint64(8)])
+                store_u64(mask, cell, _BYTES[row & np.uint64(0xFF)])
+                store_u64(mask, cell + 8, _BYTES[row >> np.uint64(8)])
             else:
                 for c in range(S):
                     if (row >> np.uint64(c)) & _U1:
@@ -599,7 +541,7 @@ def _board_planes(state: np.ndarray, player: int, out: np.ndarray, C: int) -> No
                     w = own & _word(state, BB_TILE + i)
                     plane = off[O_TILES] + rel
                 while w != _U0:
-                    bit = i * 64 + _lowest_bit(w)
+                    bit = i * 64 + lowest_bit(w)
                     out[((bit >> 4) * S + (bit & 15)) * C + plane] = 1
                     w &= w - _U1
 
@@ -629,7 +571,7 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         span = C
         while span < total:
             m = min(span, total - span)
-            _copy_bytes(out, span, 0, m)
+            copy_bytes(out, span, 0, m)
             span += m
     else:
         for i in range(C, total):
