@@ -546,3 +546,87 @@ def test_check_state_rejects_a_lost_tile():
     st[L.DISPLAY] = 0
     with pytest.raises(ValueError):
         env.set_state(st)
+
+
+# ---- the mask and the observation against their one-square definitions -----------------------------
+def _mask_from_clauses(st) -> np.ndarray:
+    """The legal set straight from the one-stone / one-square rule functions (``declare_ok``,
+    ``swap_ok``, ``square_ok``), the definition the word-level ``legal_mask`` must equal."""
+    mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
+    seat = int(st[H_CURRENT])
+    if st[L.PHASE] == L.PHASE_DECLARE:
+        stones = [(s, c) for s in range(L.NUM_SPACES) for c in range(L.NUM_COLOURS)
+                  if st[L.CAR + L.NUM_COLOURS * s + c] > 0]
+        declarable = [(s, c) for s, c in stones if rules.declare_ok(st, seat, s, c)]
+        for s, c in stones:
+            i = L.NUM_COLOURS * s + c
+            if st[L.BONUS + seat] > 0:
+                mask[L.A_BONUS_MOVE + i] = 1
+            if declarable:
+                mask[L.A_DECLARE + i] = (s, c) in declarable
+            else:
+                mask[L.A_MOVE_ONLY + i] = 1
+        return mask
+    colour, number = int(st[L.DECL_COL]), int(st[L.DECL_NUM])
+    for c in range(L.NUM_COLOURS):
+        mask[L.A_SWAP + c] = rules.swap_ok(st, seat, c)
+    for slot in range(L.DISPLAY_SIZE):
+        if st[L.DISPLAY + L.DISPLAY_SIZE * colour + slot] != 0:
+            for sq in range(L.NUM_SQUARES):
+                mask[L.A_PLACE + L.NUM_SQUARES * slot + sq] = rules.square_ok(st, seat, sq, colour, number)
+    return mask
+
+
+@pytest.mark.parametrize("n,side", [(2, "A"), (3, "B"), (4, "B")])
+def test_legal_mask_equals_the_one_square_rules_on_random_games(n, side):
+    env = make(n, board_side=side)
+    rng = np.random.default_rng(10 + n)
+    mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
+    checked = 0
+    for g in range(8):
+        env.reset(seed=500 + g)
+        while not env.state_array[H_TERMINAL]:
+            st = env.state_array
+            count = rules.legal_mask(st, mask)
+            want = _mask_from_clauses(st)
+            np.testing.assert_array_equal(mask, want)
+            assert count == int(want.sum())
+            checked += 1
+            legal = np.flatnonzero(want)
+            env.step(int(legal[rng.integers(len(legal))]))
+    assert checked > 8 * 50
+
+
+def test_open_squares_is_square_ok_for_any_number():
+    env = at([TWO_HOLES, EMPTY], carousel=STAIRS)
+    out = np.zeros(L.NUM_COLOURS, dtype=np.int64)
+    for seat in range(2):
+        rules.open_squares(env.state_array, seat, out)
+        for c in range(L.NUM_COLOURS):
+            want = sum(1 << sq for sq in range(L.NUM_SQUARES)
+                       if rules.square_ok(env.state_array, seat, sq, c, L.ANY_SQUARE_NUMBER))
+            assert int(out[c]) == want
+    # TWO_HOLES: B4 (square 3) only for red, H5 (square 20) only for green; the empty board: all
+    red, green = L.COLOURS.index("red"), L.COLOURS.index("green")
+    rules.open_squares(env.state_array, 0, out)
+    assert {c for c in range(L.NUM_COLOURS) if out[c]} == {red, green}
+    rules.open_squares(env.state_array, 1, out)
+    assert all(int(out[c]) == (1 << L.NUM_SQUARES) - 1 for c in range(L.NUM_COLOURS))
+
+
+def test_observation_is_the_same_into_a_strided_buffer():
+    """The square blocks are written as words into a row of bytes and byte by byte otherwise."""
+    env = make(3)
+    rng = np.random.default_rng(3)
+    size = env.observation_space(env.agents[0])["observation"].shape[0]
+    flat = np.zeros(size, dtype=np.int8)
+    wide = np.full(2 * size, 99, dtype=np.int8)
+    for _ in range(60):
+        st = env.state_array
+        for p in range(3):
+            rules.observe(st, p, flat)
+            rules.observe(st, p, wide[::2])
+            np.testing.assert_array_equal(flat, wide[::2])
+            assert (wide[1::2] == 99).all()
+        legal = env.legal_actions()
+        env.step(legal[rng.integers(len(legal))])
