@@ -1,7 +1,8 @@
-"""LLVM operations numba does not name, for the kernels of every game: bit counts of a word, and
-unaligned / bulk stores into the byte arrays of masks and observations.
+"""LLVM operations numba does not name, for the kernels of every game: bit counts of a word, the
+nonzero bytes of a block of a mask as a word, and unaligned / bulk stores into the byte arrays of
+masks and observations.
 
-The stores do not check bounds: the caller makes sure the bytes lie inside a contiguous array of
+The loads and stores do not check bounds: the caller makes sure the bytes lie inside a contiguous array of
 bytes (a mask or observation row, whose size the kernel knows when it compiles).
 """
 
@@ -65,4 +66,20 @@ def copy_bytes(typingctx, arr, dst, src, nbytes):
     return sig, codegen
 
 
-__all__ = ["copy_bytes", "lowest_bit", "popcount", "store_u64"]
+@intrinsic
+def nonzero_bits64(typingctx, arr, start):
+    """Bit j set where byte ``start + j`` of ``arr``'s data is not 0, for j < 64: one vector compare
+    (callers check that the 64 bytes lie inside a contiguous array of bytes)."""
+    sig = types.uint64(arr, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        vty = ir.VectorType(ir.IntType(8), 64)
+        ptr = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()), [args[1]])
+        v = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=1)
+        return builder.bitcast(builder.icmp_unsigned("!=", v, ir.Constant(vty, None)), ir.IntType(64))
+
+    return sig, codegen
+
+
+__all__ = ["copy_bytes", "lowest_bit", "nonzero_bits64", "popcount", "store_u64"]

@@ -219,16 +219,19 @@ def test_pick_legal_returns_the_kth_legal_action_of_a_plain_scan():
     from gamecore.rng import rng_below, rng_pick_legal, rng_seed_array
 
     gen = np.random.default_rng(5)
-    for size in (1, 63, 64, 65, 200, 3500):
-        mask = (gen.random(size) < 0.1).astype(np.int8)
-        mask[gen.integers(size)] = 1
-        legal = np.flatnonzero(mask)
-        for seed in range(20):
-            rng = np.zeros(1, dtype=np.int64)
-            rng_seed_array(rng, np.array([seed], dtype=np.int64), -1)
-            twin = rng.copy()
-            k = rng_below(twin, 0, len(legal))
-            assert rng_pick_legal(mask, len(legal), rng, 0) == legal[k]
+    for size in (1, 63, 64, 65, 128, 200, 3500):
+        for density in (0.1, 0.9):
+            mask = (gen.random(size) < density).astype(np.int8)
+            mask[gen.integers(size)] = 1
+            legal = np.flatnonzero(mask)
+            # a row of bytes (the vector path), bools, wider ints and a strided view (the loop)
+            for layout in (mask, mask.astype(bool), mask.astype(np.int64), np.repeat(mask, 2)[::2]):
+                for seed in range(20):
+                    rng = np.zeros(1, dtype=np.int64)
+                    rng_seed_array(rng, np.array([seed], dtype=np.int64), -1)
+                    twin = rng.copy()
+                    k = rng_below(twin, 0, len(legal))
+                    assert rng_pick_legal(layout, len(legal), rng, 0) == legal[k]
     assert rng_pick_legal(np.zeros(10, dtype=np.int8), 0, rng, 0) == -1
 
 
