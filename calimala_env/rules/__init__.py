@@ -29,14 +29,12 @@ The kernels live in one module per rule area; every name is re-exported here, so
 * ``turn``: the turn and the game end;
 * ``setup``: ``init`` and the opening decisions;
 * ``masks``: ``legal_mask``;
-* ``step``: applying a decision (``apply``);
+* ``step``: applying a decision (``apply``, and ``apply_legal`` with the next mask);
 * ``observation``: ``observe`` and ``resample``;
 * ``validation``: ``check_state``.
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -332,10 +330,12 @@ from calimala_env.rules.setup import (
     take_start_card,
 )
 from calimala_env.rules.step import (
+    _advance,
     _after_ship,
     _after_transport,
     _forced,
     apply,
+    apply_legal,
     apply_one,
 )
 from calimala_env.rules.turn import (
@@ -362,11 +362,10 @@ from calimala_env.rules.validation import (
 )
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8, count_decision, plain_apply_legal
+from gamecore.kernels import check_header, clip8, count_decision
 from gamecore.rng import rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
-#: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
-APPLY_LEGAL_FUSED = False
-apply_legal = plain_apply_legal(sys.modules[__name__])
+#: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.protocol``)
+APPLY_LEGAL_FUSED = True
 _ = CATEGORY_NAMES  # documented beside the data; kernels use ids only

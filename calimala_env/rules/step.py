@@ -141,42 +141,64 @@ def apply_one(state: np.ndarray, action: int) -> bool:
 
 
 @jit
-def _forced(state: np.ndarray, mask: np.ndarray) -> int:
-    """The only legal decision, or -1 if there are several. Cheap for the common case: an
-    activation without the placing player's duty has several choices while an action is pending
-    (ending is one), and exactly one (ending) when nothing is pending and no card can be played."""
+def _forced(state: np.ndarray, mask: np.ndarray) -> tuple:
+    """(the only legal decision or -1 if there are several, the legal count when ``mask`` now holds
+    this position's legal mask or -1). Cheap for the common case: an activation without the
+    placing player's duty has several choices while an action is pending (ending is one), and
+    exactly one (ending) when nothing is pending and no card can be played; otherwise the mask is
+    computed (into ``mask``) and counted."""
     ph = state[H_PHASE]
     if ph == PH_ACTIVATE and not placer_duty(state):
         if state[PENDING] > 0 or state[PENDING + 1] > 0:
-            return -1
+            return -1, -1
         p = state[H_CURRENT]
         v = stack_empty(VLEN, np.int64)
         fill_mat(state, p, v)
         for t in range(NUM_TYPES):
             if v[V_HAND + t] > 0 and can_do(v, t):
-                return -1
-        return A_END
-    if legal_mask(state, mask) != 1:
-        return -1
+                return -1, -1
+        return A_END, -1
+    count = legal_mask(state, mask)
+    if count != 1:
+        return -1, count
     for a in range(NUM_ACTIONS):
         if mask[a]:
-            return a
-    return -1
+            return a, count
+    return -1, count
 
 
 @jit
-def apply(state: np.ndarray, action: int) -> None:
+def _advance(state: np.ndarray, action: int, mask: np.ndarray) -> int:
     """Apply the decision, then every step that leaves no choice (a decision with exactly one
     legal option, e.g. ending an activation with nothing left to do, or the only build possible),
-    up to the next real decision. Placements and scoring-card choices are always asked."""
+    up to the next real decision. Placements and scoring-card choices are always asked. Returns the
+    legal count when ``mask`` holds the legal mask of the position reached (the forced-decision
+    check computed it), else -1."""
     count_decision(state)
-    mask = stack_empty(NUM_ACTIONS, np.int8)
     a = action
     for _ in range(10_000):
         if apply_one(state, a):
             promote_fourth_disc(state)
         if state[H_TERMINAL] or state[H_PHASE] == PH_PLACE or state[H_PHASE] == PH_KEEP:
-            return
-        a = _forced(state, mask)
+            return -1
+        a, count = _forced(state, mask)
         if a < 0:
-            return
+            return count
+    return -1
+
+
+@jit
+def apply(state: np.ndarray, action: int) -> None:
+    """Apply the decision and the forced ones after it (:func:`_advance`)."""
+    _advance(state, action, stack_empty(NUM_ACTIONS, np.int8))
+
+
+@jit
+def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
+    """:func:`apply`, then the legal mask of the decision reached into ``mask`` (``NUM_ACTIONS``
+    long); returns its count. Where the forced-decision check already computed that mask it is
+    kept, where ``apply`` then ``legal_mask`` would compute it twice."""
+    count = _advance(state, action, mask)
+    if count < 0:
+        count = legal_mask(state, mask)
+    return count
