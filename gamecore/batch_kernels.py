@@ -20,7 +20,7 @@ import numpy as np
 from numba import prange
 
 from gamecore.header import H_CURRENT, H_TERMINAL
-from gamecore.jit import pjit
+from gamecore.jit import jit, pjit
 from gamecore.rewards import REWARD_SCORE, rank_rewards
 from gamecore.rng import episode_seed, rng_pick_legal, rng_seed
 
@@ -135,4 +135,19 @@ def batch_pick_legal(masks, counts, rng, out):
         out[i] = rng_pick_legal(masks[i], counts[i], rng, i)
 
 
-__all__ = ["batch_pick_legal", "build", "rng_seed"]
+@jit
+def first_bad_action(masks, actions):
+    """(i, why) of the first game whose action is not one of ``masks[i]``'s legal ones (why 1: out
+    of range, 2: masked out), or (-1, 0): the one-pass check of a whole batch of integer actions,
+    each range-checked before its mask entry is read."""
+    num_actions = masks.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= num_actions:
+            return i, 1
+        if masks[i, a] == 0:
+            return i, 2
+    return -1, 0
+
+
+__all__ = ["batch_pick_legal", "build", "first_bad_action", "rng_seed"]

@@ -20,7 +20,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from gamecore.batch_kernels import batch_pick_legal, build
+from gamecore.batch_kernels import batch_pick_legal, build, first_bad_action
 from gamecore.encoding import ObsEncoder, check_obs_encoding
 from gamecore.games import get_game
 from gamecore.global_state import global_state_view
@@ -306,6 +306,15 @@ class BatchedGames:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
+        if active is None and legal and a.dtype.kind in "iu" and a.dtype.itemsize <= 8:
+            # the common call, a whole batch of integers: one jitted pass checks range and mask
+            safe = np.ascontiguousarray(a, dtype=np.int64)
+            i, why = first_bad_action(self.masks, safe)  # (a uint64 beyond int64 reads as negative)
+            if why == 1:
+                self._out_of_range(i, a[i])
+            if why == 2:
+                self._not_legal(i, int(safe[i]))
+            return safe
         rows = np.arange(self.num_envs) if active is None else np.flatnonzero(active)
         sub = a[rows]
         kind = a.dtype.kind
@@ -334,11 +343,12 @@ class BatchedGames:
         illegal = self.masks[rows, safe[rows]] == 0
         if illegal.any():
             i = int(rows[np.flatnonzero(illegal)[0]])
-            name = self.game.action_to_string(self.states[i], int(safe[i]))
-            raise ValueError(
-                f"game {i}: action {int(safe[i])} ({name!r}) is not legal for player_{int(self.current_players[i])}"
-            )
+            self._not_legal(i, int(safe[i]))
         return safe
+
+    def _not_legal(self, i: int, action: int) -> None:
+        name = self.game.action_to_string(self.states[i], action)
+        raise ValueError(f"game {i}: action {action} ({name!r}) is not legal for player_{int(self.current_players[i])}")
 
     def _out_of_range(self, i: int, value: Any) -> None:
         if isinstance(value, np.generic):
