@@ -65,8 +65,8 @@ Kernel functions (numba kernels of ``gamecore.jit``)
 ``apply_legal(state, action, mask) -> int``
     ``apply``, then ``legal_mask`` of the position reached, in one call: what the AEC step, the
     batched step and rollouts call. A game whose ``apply`` already computes the next legal set
-    (Cultivo's forced-decision check) writes it out instead of computing it again and sets the
-    module constant ``APPLY_LEGAL_FUSED = True``; the others take
+    (the forced-decision checks of Cultivo and Calimala) writes it out instead of computing it
+    again and sets the module constant ``APPLY_LEGAL_FUSED = True``; the others take
     ``gamecore.kernels.plain_apply_legal(module)`` (the two kernels, inlined where it is called: no
     compiled function of its own) and set it False, and the AEC env then calls ``apply`` and
     computes the mask when it is read. ``mask`` is ``num_actions`` long.
