@@ -74,7 +74,7 @@ PROJECT_PACKAGES = ("gamecore", "callisto_env", "calcada_env", "cultivo_env", "c
 #: gamecore's modules that hold kernels or constants kernels read
 GAMECORE_KERNEL_MODULES = (
     "jit.py", "header.py", "layout.py", "rng.py", "kernels.py", "rewards.py", "batch_kernels.py", "mcts.py",
-    "puct.py", "scratch.py",
+    "puct.py", "scratch.py", "bits.py",
 )
 #: a game package's modules that hold kernels or constants kernels read
 GAME_KERNEL_PATTERNS = ("rules*.py", "rules/*.py", "layout*.py", "kernels*.py")

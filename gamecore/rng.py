@@ -106,8 +106,8 @@ def rng_pick_legal(mask: np.ndarray, count: int, rng: np.ndarray, slot: int) -> 
     Blocks of 64 entries holding at most the remaining rank are skipped by counting them: in a row
     of bytes (every mask here) one vector compare gives the block's legal entries as a word and the
     pick is the right set bit of the block that holds it; otherwise a loop without branches counts
-    them. A pick over a 3,500-entry mask so costs tens of nanoseconds instead of a mispredicted
-    branch per entry. The pick is the same as a plain scan's."""
+    them. A pick over a 3,500-entry mask so costs about 55 word compares and a few bit operations
+    instead of a mispredicted branch per entry. The pick is the same as a plain scan's."""
     if count <= 0:
         return -1
     k = np.int64(rng_below(rng, slot, count))  # (rng_below is a uint64)
