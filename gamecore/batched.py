@@ -306,7 +306,7 @@ class BatchedGames:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
-        if active is None and legal and a.dtype.kind in "iu" and a.dtype.itemsize <= 8:
+        if active is None and legal and a.dtype.kind in "iu":
             # the common call, a whole batch of integers: one jitted pass checks range and mask
             safe = np.ascontiguousarray(a, dtype=np.int64)
             i, why = first_bad_action(self.masks, safe)  # (a uint64 beyond int64 reads as negative)

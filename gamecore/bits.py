@@ -2,8 +2,8 @@
 nonzero bytes of a block of a mask as a word, and unaligned / bulk stores into the byte arrays of
 masks and observations.
 
-The loads and stores do not check bounds: the caller makes sure the bytes lie inside a contiguous array of
-bytes (a mask or observation row, whose size the kernel knows when it compiles).
+The loads and stores do not check bounds: the caller makes sure the bytes lie inside a contiguous
+array of bytes (a mask or observation row, whose size the kernel knows when it compiles).
 """
 
 from __future__ import annotations
