@@ -84,7 +84,9 @@ def write_perf_map(path: str | None = None) -> int:
             continue
         values = list(vars(module).values())
         if name == "gamecore.batch_kernels":  # the batched kernels are closures kept in _BUILT
-            values += [f for built in module._BUILT.values() for w in built for f in (w, getattr(w, "kernel", None))]
+            values += [getattr(w, "kernel", w) for built in module._BUILT.values() for w in built]
+        # a Threaded kernel holds two dispatchers (serial, parallel)
+        values += [d for v in values if hasattr(v, "parallel") for d in (v.serial, v.parallel)]
         for value in values:
             if type(value) is not CPUDispatcher:
                 continue

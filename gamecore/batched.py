@@ -1,4 +1,4 @@
-"""N games in one ``(N, STATE_LEN)`` array, stepped by a parallel numba kernel.
+"""N games in one ``(N, STATE_LEN)`` array, stepped by one numba kernel (on one thread by default).
 
 :class:`BatchedGames` is the plain batched API: every call advances all N games by one decision
 (the deciding seat of each game acts), finished games restart automatically, and the returned
@@ -36,16 +36,12 @@ MIN_GAMES_PER_THREAD = 64
 
 
 def run_with_threads(threads: int, kernel, *args) -> float:
-    """Call ``kernel(*args)`` on ``threads`` numba threads, restoring the count after; returns
-    the seconds it took."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        t0 = time.perf_counter()
-        kernel(*args)
-        return time.perf_counter() - t0
-    finally:
-        numba.set_num_threads(before)
+    """Call ``kernel(threads, *args)`` (a :class:`gamecore.batch_kernels.Threaded` kernel or a
+    wrapper over one: serial for one thread, on ``threads`` numba threads otherwise); returns the
+    seconds it took."""
+    t0 = time.perf_counter()
+    kernel(threads, *args)
+    return time.perf_counter() - t0
 
 
 class ThreadChooser:
@@ -389,9 +385,9 @@ class BatchedGames:
         self.rewards[idx, self.current_players[idx]] = -1.0
         self.final_states[idx] = self.states[idx]
         self.episodes[idx] += 1
-        self._k.reset(
-            self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts, self._obs,
-            self.current_players, act,
+        self.threads.run_untimed(
+            self._k.reset, self.states, self.params, self.streams, self.episodes, self.masks, self.legal_counts,
+            self._obs, self.current_players, act,
         )
         self._encode()
 

@@ -18,6 +18,13 @@ module constant or a literal): the frame's size is fixed. The rules for using on
   runs the kernel, under the frames of the kernels that called it.
 
 Passing it down to helpers, slicing it and indexing it are all as for any array.
+
+``borrowed(array)`` is the same array (data, shape, strides) without its memory-info block: the
+views taken of it, and the helpers it is passed to, count no references. A batched kernel borrows
+its argument arrays once on entry, so that the per-game row views (``states[i]``, ``masks[i]``, ...)
+cost no atomic instructions; the arrays a parallel (``prange``) kernel hands its threads are built
+the same way by numba. The borrowed array is valid while the array it came from lives: use it only
+inside the call that received that array, and never return or store it.
 """
 
 from __future__ import annotations
@@ -76,4 +83,25 @@ def stack_empty(typingctx, shape, dtype):
     return arrty(shape, dtype), codegen
 
 
-__all__ = ["MAX_STACK_BYTES", "stack_empty"]
+@intrinsic
+def borrowed(typingctx, arr):
+    """``arr`` without its memory-info block (see the module docstring)."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(arr)(context, builder, args[0])
+        out = context.make_array(arr)(context, builder)
+        out.meminfo = cgutils.get_null_value(out.meminfo.type)
+        out.parent = cgutils.get_null_value(out.parent.type)
+        out.nitems = src.nitems
+        out.itemsize = src.itemsize
+        out.data = src.data
+        out.shape = src.shape
+        out.strides = src.strides
+        return out._getvalue()
+
+    return arr(arr), codegen
+
+
+__all__ = ["MAX_STACK_BYTES", "borrowed", "stack_empty"]

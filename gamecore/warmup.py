@@ -76,13 +76,18 @@ def warm_game(name: str, paths: tuple[str, ...] = PATHS, steps: int = 60) -> Non
 
 
 def _warm_batched(name: str) -> None:
+    import numba
+
     from gamecore.batched import BatchedGames
 
-    batch = BatchedGames(name, 2, seed=0)
-    batch.reset()
-    batch.step(batch.random_actions())
-    batch.global_states()
-    batch.random_rollout(1)
+    # one thread (the default: serial kernels), then more where the machine has them (the parallel
+    # copies, gamecore.batch_kernels.Threaded)
+    for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+        batch = BatchedGames(name, 2, seed=0, num_threads=threads)
+        batch.reset()
+        batch.step(batch.random_actions())
+        batch.global_states()
+        batch.random_rollout(1)
 
 
 def _stamp(name: str, paths: tuple[str, ...], env: dict[str, str]) -> str:

@@ -34,7 +34,7 @@ from gamecore.batch_kernels import build
 name = sys.argv[1]
 b = BatchedGames(name, 4, seed=0)
 obs, masks = b.reset()
-reset = build(b.game.kernels)[0].kernel
+reset = build(b.game.kernels)[0].kernel.serial  # one thread: the serial copy
 stats = {"hits": sum(reset.stats.cache_hits.values()), "misses": sum(reset.stats.cache_misses.values())}
 from gamecore.protocol import H_NPLAYERS
 print(json.dumps({"stats": stats, "state0": [int(x) for x in b.states[0]], "warnings": caught,

@@ -151,20 +151,31 @@ def test_random_rollout_slot_0_with_seed_0_does_not_always_pick_the_first_legal_
     assert build(spec(game_name).kernels)  # the factory builds the rollout for every game
 
 
-def test_reset_step_forfeit_and_rollout_share_one_compiled_batch_kernel(game_name):
-    """The batch's reset, step, forfeit and random rollout run one parallel kernel, compiled for one
-    signature: a wrapper passing another dtype or layout would compile (and cache) a second copy."""
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reset_step_forfeit_and_rollout_share_one_compiled_batch_kernel(game_name, threads):
+    """The batch's reset, step, forfeit and random rollout run one kernel, compiled for one
+    signature: a wrapper passing another dtype or layout would compile (and cache) a second copy.
+    One thread runs its serial copy, more its parallel one (``Threaded``); the other copy is not
+    compiled for it."""
+    import numba
+
     from gamecore.batch_kernels import build
 
-    b = BatchedGames(game_name, 3, seed=5)
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        pytest.skip("one numba thread on this machine")
+    b = BatchedGames(game_name, 3, seed=5, num_threads=threads)
+    reset, step, rollout, _ = build(b.game.kernels)
+    assert reset.kernel is step.kernel is rollout.kernel
+    used = step.kernel.serial if threads == 1 else step.kernel.parallel
+    other = step.kernel.parallel if threads == 1 else step.kernel.serial
+    before = len(other.signatures)
     b.reset()
     b.step(b.random_actions())
     b.step(b.random_actions(), active=np.array([True, False, True]))
     b.forfeit([1])
     assert b.random_rollout(1) > 0
-    reset, step, rollout, _ = build(b.game.kernels)
-    assert reset.kernel is step.kernel is rollout.kernel
-    assert len(step.kernel.signatures) == 1, step.kernel.signatures
+    assert len(used.signatures) == 1, used.signatures
+    assert len(other.signatures) == before
 
 
 # ---- batched: random_actions and legal_counts ---------------------------------------------------------
@@ -618,14 +629,14 @@ def test_auto_threads_tries_one_and_all_and_keeps_the_faster():
     import time as _time
 
     for _ in range(chooser.EXPLORE * 2):
-        chooser.run(lambda t=chooser: _time.sleep(slow_with[__import__("numba").get_num_threads()]))
+        chooser.run(lambda threads: _time.sleep(slow_with[threads]))  # kernels get the count first
     assert chooser.best == 1
     # the total time of a block decides, not its fastest call: two threads with one lucky fast
     # call (beside a busy process) still lose to one thread that is steadily faster
     chooser = ThreadChooser("auto", 1024)
     times = {1: [0.004] * chooser.EXPLORE, 2: [0.0, 0.0] + [0.01] * (chooser.EXPLORE - 2)}
     for _ in range(chooser.EXPLORE * 2):
-        chooser.run(lambda: _time.sleep(times[__import__("numba").get_num_threads()].pop(0)))
+        chooser.run(lambda threads: _time.sleep(times[threads].pop(0)))
     assert chooser.best == 1
     assert ThreadChooser("auto", 64).candidates == [1]  # too few games to share
     with pytest.raises(ValueError, match="num_threads"):
