@@ -1,7 +1,8 @@
 """The one place numba options are chosen, and how compiled kernels are cached.
 
 Every kernel is compiled with ``cache=True`` so that a second process loads machine code instead
-of compiling again. ``parallel=True`` is used only for the batched kernels (``pjit``); the per-game
+of compiling again. ``parallel=True`` is used only for the batched kernels (``pjit``), and only for
+the copy that runs on more than one thread (:class:`gamecore.batch_kernels.Threaded`); the per-game
 kernels stay serial so one game can be stepped cheaply from Python.
 
 Cache correctness
@@ -233,14 +234,15 @@ _STAMPED = _install_stamped_locators()
 
 #: cold compile seconds on a quiet 2-core machine, by game and path (the notice's estimate): "aec" the
 #: game's own kernels (the AEC env and everything else that steps one game), "batched" the
-#: BatchedGames / VecEnv kernels on top of those, "search" the greedy / MCTS agents' kernels. "aec"
-#: and "batched" from benchmarks/results/2026-12-05c-quick-cold-after.md (a fresh process, empty
-#: cache: AEC first step less ~1 s of imports; batched first step less the AEC one)
+#: BatchedGames / VecEnv kernels on top of those (their one-thread copy, the default), "search" the
+#: greedy / MCTS agents' kernels. "aec" and "batched" from
+#: benchmarks/results/2026-12-05g-cold-after*.md (a fresh process, empty cache: AEC first step less
+#: ~1 s of imports; batched first step less the AEC one)
 COMPILE_SECONDS = {
-    "callisto_env": {"aec": 4, "batched": 5, "search": 3},
-    "calcada_env": {"aec": 4, "batched": 5, "search": 6},
-    "calimala_env": {"aec": 15, "batched": 8, "search": 8},
-    "cultivo_env": {"aec": 40, "batched": 15, "search": 16},
+    "callisto_env": {"aec": 4, "batched": 2, "search": 3},
+    "calcada_env": {"aec": 4, "batched": 3, "search": 6},
+    "calimala_env": {"aec": 15, "batched": 3, "search": 8},
+    "cultivo_env": {"aec": 40, "batched": 6, "search": 16},
 }
 _GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
                 "cultivo_env": "Cultivo"}
@@ -338,7 +340,7 @@ def _make(options: dict):
 _KERNEL = {"nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 #: serial kernels: rules, observation, masks
 jit = _make(dict(_KERNEL))
-#: batched kernels, one game per ``prange`` iteration
+#: the parallel copy of a batched kernel, one game per ``prange`` iteration (``batch_kernels.Threaded``)
 pjit = _make({**_KERNEL, "parallel": True})
 #: a kernel that only calls two others (a game's plain ``apply_legal``): inlined into the kernels
 #: that call it, so that it adds no compiled function (and no compile time) of its own
