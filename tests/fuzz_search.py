@@ -1,6 +1,8 @@
 """The search agents bounds-checked: every player count of one game, a few random positions each,
 searched by greedy, MCTS and the batched PUCT search (network values, rollout values, half of
-each) on the batched path; every chosen action must be legal. Run in a subprocess with
+each) on the batched path; every chosen action must be legal. The batch is stepped on the batched
+kernels' serial copy and, beside it, on their parallel copy (two threads): the same states,
+observations, global states and random rollouts. Run in a subprocess with
 NUMBA_BOUNDSCHECK=1 (``tests/test_fuzz.py``), so an index out of bounds is an IndexError, not a
 wrong value::
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from gamecore.agents import GreedyAgent, MCTSAgent  # noqa: E402
@@ -32,7 +35,11 @@ def run(name: str, seed: int, rows: int = 4, steps: int = 30, every: int = 6) ->
     searches = 0
     for n in game.player_counts:
         games = BatchedGames(name, rows, seed=seed + n, num_players=n)
+        # the same games on the batched kernels' parallel copy (gamecore.batch_kernels.Threaded)
+        threads = min(2, numba.config.NUMBA_NUM_THREADS)
+        twin = BatchedGames(name, rows, seed=seed + n, num_players=n, num_threads=threads)
         obs, masks = games.reset()
+        twin.reset()
         rng = np.random.default_rng(seed + n)
         agents = (GreedyAgent(name, seed=seed, depth=2, node_cap=200), MCTSAgent(name, seed=seed, budget=8))
         for k in range(steps):
@@ -49,6 +56,11 @@ def run(name: str, seed: int, rows: int = 4, steps: int = 30, every: int = 6) ->
                     searches += rows
             acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             obs, _, _, masks = games.step(acts)
+            twin.step(acts)
+        assert np.array_equal(games.states, twin.states) and np.array_equal(games.raw_observations,
+                                                                             twin.raw_observations)
+        assert np.array_equal(games.global_states("all"), twin.global_states("all"))
+        assert games.random_rollout(1, seed=seed) == twin.random_rollout(1, seed=seed) > 0
     return searches
 
 
