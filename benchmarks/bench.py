@@ -548,6 +548,21 @@ def run_script(code: str, cache_dir: str | None, timeout: float = 900.0) -> dict
     return out
 
 
+def player_counts(games: list[str], players: str) -> dict[str, list[int]]:
+    """{game: the player counts its rows run}: every count the game supports for ``"all"``, else the
+    listed counts it supports (Calimala seats 3-5, so ``"2,3"`` gives it 3 and Callisto 2 and 3)."""
+    supported = {g: list(importlib.import_module(GAME_MODULES[g]).GAME.player_counts) if g in GAME_MODULES
+                 else [2] for g in games}
+    if players == "all":
+        return supported
+    fixed = [int(x) for x in players.split(",") if x.strip()]
+    counts_of = {g: [p for p in fixed if p in supported[g]] for g in games}
+    for g in games:
+        if not counts_of[g]:
+            log(f"{g}: none of --players {players} is a count it supports ({supported[g]}); no rows")
+    return counts_of
+
+
 def first_step_rows(game: str, players: int, cold: bool, repeats: int = 3) -> list[dict[str, Any]]:
     rows = []
     module = GAME_MODULES[game]
@@ -869,12 +884,7 @@ def main(argv: list[str] | None = None) -> int:
     import numba
 
     games = [g.strip().lower() for g in args.games.split(",") if g.strip()]
-    if args.players == "all":
-        counts_of = {g: list(importlib.import_module(GAME_MODULES[g]).GAME.player_counts) if g in GAME_MODULES
-                     else [2] for g in games}
-    else:
-        fixed = [int(x) for x in args.players.split(",") if x.strip()]
-        counts_of = {g: fixed for g in games}
+    counts_of = player_counts(games, args.players)
     all_threads = int(numba.config.NUMBA_NUM_THREADS)
     thread_counts = [all_threads, 1] if all_threads > 1 else [1]
     seconds, warmup, nwin = args.seconds, args.warmup, args.windows

@@ -110,3 +110,12 @@ def test_the_kernel_profiler_names_numba_functions_for_perf(tmp_path):
     lines = out.read_text().splitlines()
     assert any(line.split()[2].startswith("gamecore._profile_probe.") for line in lines)
     assert all(int(line.split()[0], 16) > 0 and int(line.split()[1], 16) > 0 for line in lines)
+
+
+def test_listed_player_counts_keep_only_those_each_game_supports():
+    """``--players 2,3`` once asked Calimala (3-5 seats) for a 2-player game: its rows were errors."""
+    bench = load_bench()
+    counts = bench.player_counts(["calimala", "callisto", "cultivo"], "2,3")
+    assert counts == {"calimala": [3], "callisto": [2, 3], "cultivo": [2, 3]}
+    assert bench.player_counts(["calimala"], "2") == {"calimala": []}
+    assert bench.player_counts(["calimala"], "all") == {"calimala": [3, 4, 5]}
