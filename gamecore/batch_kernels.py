@@ -17,7 +17,7 @@ one). A parallel kernel costs 2-10 s more to compile cold than the plain loop (n
 passes, and the game's code optimised once more inside the outlined loop body: the cold batched
 first step went 9.0 -> 6.5 s for Callisto, 23.3 -> 18.2 s for Calimala, 57.8 -> 47.3 s for Cultivo
 without it), so a process on the default thread count never pays for it. Both copies borrow their
-array arguments (:func:`gamecore.scratch.borrowed`), as numba does for a ``prange`` body: the
+array arguments (``gamecore.scratch.borrowed``), as numba does for a ``prange`` body: the
 per-game row views count no references, which made the plain loop 5-20% faster.
 """
 
