@@ -46,12 +46,11 @@ class Threaded:
     count restored after); every game is stepped by exactly one thread either way, so the results
     never depend on the count."""
 
-    __slots__ = ("serial", "parallel", "__name__")
+    __slots__ = ("serial", "parallel")
 
     def __init__(self, make: Callable) -> None:
         self.serial = jit(make(range))
         self.parallel = pjit(make(prange))
-        self.__name__ = self.serial.py_func.__name__
 
     def __call__(self, threads: int, *args):
         if threads <= 1:
