@@ -27,11 +27,17 @@ Agents, by spec string (:func:`make_agent`)::
                             decision: its policy's logits are the priors, its value head the leaf values
     ppo:runs/x.zip,sims=200,mix=1   leaf values mixed with random rollouts' (AlphaGo; weight mix, 0..1;
                             horizon / scale as for mcts: the game's unless given)
-    baseline                the game's shipped baseline model (in the game package: a ppo model,
-                            ``<package>/baseline/maskppo.zip``, or an alphazero.py network,
+    vgreedy:runs/x.npz      greedy's lookahead with a learned leaf value saved by examples/value_greedy.py
+                            (gamecore.value_net): leaves valued by margin + weight x the model
+    vgreedy:runs/x.npz,weight=0.5   options: weight (default: the one saved with the model; 0 is greedy),
+                            depth, samples, cap as for greedy
+    baseline                the game's shipped baseline model (in the game package: a value model,
+                            ``<package>/baseline/vgreedy.npz``, played as vgreedy; a ppo model,
+                            ``<package>/baseline/maskppo.zip``; or an alphazero.py network,
                             ``<package>/baseline/az.pt``; :func:`shipped_baseline`)
-    baseline:sims=200       the shipped model guiding a PUCT search, as ``ppo:...,sims=200`` (an az
-                            baseline searches anyway: sims is its budget); mix / horizon / scale too
+    baseline:sims=200       a shipped network guiding a PUCT search, as ``ppo:...,sims=200`` (an az
+                            baseline searches anyway: sims is its budget); mix / horizon / scale too;
+                            a vgreedy baseline takes vgreedy's options instead
     az:runs/x-az.pt         a network saved by examples/alphazero.py guiding a PUCT search (gamecore.puct);
     az:runs/x-az.pt,sims=64,c=1.5   options: simulations per decision (default: the training's), c_puct,
                             mix / horizon / scale (rollout leaf values, as for ppo)
@@ -66,6 +72,7 @@ __all__ = [
     "Agent",
     "RandomAgent",
     "GreedyAgent",
+    "ValueGreedyAgent",
     "MCTSAgent",
     "PPOAgent",
     "AZAgent",
@@ -222,6 +229,47 @@ class GreedyAgent(Agent):
         masks, states, seats = self._check(masks, states, seats)
         actions, _ = M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
                                self._samples_for(states), masks.shape[1])
+        return actions
+
+
+class ValueGreedyAgent(GreedyAgent):
+    """The greedy turn lookahead with a learned leaf value (:mod:`gamecore.value_net`): every leaf
+    where the game goes on is valued by its margin plus ``weight`` times the model's estimate of
+    how the searching seat's margin moves over the next decisions (default: the weight saved with
+    the model). ``weight=0`` is exactly :class:`GreedyAgent`. Options as for greedy otherwise."""
+
+    def __init__(self, game, path: str | Path, seed=None, weight: float | None = None, depth: int = M.DEFAULT_DEPTH,
+                 samples: int | None = None, node_cap: int = M.DEFAULT_NODE_CAP) -> None:
+        super().__init__(game, seed, depth=depth, samples=samples, node_cap=node_cap)
+        from gamecore.value_net import ValueNet
+
+        self.model = ValueNet.load(path)
+        if self.model.game != self.game.name:
+            raise ValueError(f"vgreedy: {path} was trained on {self.model.game}, not {self.game.name}")
+        if weight is not None:
+            weight = M.check_real("vgreedy: weight", weight)
+        self.net = self.model.kernel_arg(self.game, weight)
+        self.path = Path(path)
+        suffix = self.spec[len("greedy:"):] if self.spec.startswith("greedy:") else ""
+        self.spec = f"vgreedy:{path}" + _options_suffix({"weight": (weight, None)}, lead=",") + (
+            "," + suffix if suffix else "")
+
+    def _players(self, states: np.ndarray) -> None:
+        if len(states) and np.any(states[:, H_NPLAYERS] != self.model.players):
+            raise ValueError(f"{self.spec} was trained for {self.model.players} players, got states of "
+                             f"{int(states[0, H_NPLAYERS])}")
+
+    def values(self, states, seats=None, num_actions=None):
+        states, seats, legal = M.check_search(self.game, states, seats, num_actions)
+        self._players(states)
+        return M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
+                         self._samples_for(states), legal.shape[1], self.net)
+
+    def act(self, obs, masks, states=None, seats=None):
+        masks, states, seats = self._check(masks, states, seats)
+        self._players(states)
+        actions, _ = M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
+                               self._samples_for(states), masks.shape[1], self.net)
         return actions
 
 
@@ -472,22 +520,24 @@ def _real(text: str) -> float:
 AGENT_KINDS = {
     "random": {},
     "greedy": {"depth": _count, "samples": _count, "cap": _count},
+    "vgreedy": {"weight": _real, "depth": _count, "samples": _count, "cap": _count},
     "mcts": {"c": _real, "widen": _real, "horizon": _count, "scale": _real},
     "ppo": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real},
-    "baseline": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real},
+    "baseline": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real, "weight": _real,
+                 "depth": _count, "samples": _count, "cap": _count},
     "az": {"sims": _count, "c": _real, "mix": _real, "horizon": _count, "scale": _real},
 }
 
 
 #: the files a shipped baseline can be, in the order they are looked for
-BASELINE_FILES = ("maskppo.zip", "az.pt")
+BASELINE_FILES = ("vgreedy.npz", "maskppo.zip", "az.pt")
 
 
 def shipped_baseline(game: str | GameSpec) -> Path | None:
-    """The baseline model shipped in the game's package (``<package>/baseline/maskppo.zip``, a
-    MaskablePPO model, or ``<package>/baseline/az.pt``, an ``examples/alphazero.py`` network; its
-    training command and results in ``baseline/README.md`` beside it), or None where the game has
-    none yet."""
+    """The baseline model shipped in the game's package (``<package>/baseline/vgreedy.npz``, an
+    ``examples/value_greedy.py`` value model; ``maskppo.zip``, a MaskablePPO model; or ``az.pt``,
+    an ``examples/alphazero.py`` network; its training command and results in
+    ``baseline/README.md`` beside it), or None where the game has none yet."""
     import importlib
 
     spec = get_game(game)
@@ -509,12 +559,15 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
     if kind not in AGENT_KINDS:
         raise ValueError(f"unknown agent {short_repr(kind)} in {short_repr(spec)}; agents: {', '.join(AGENT_KINDS)} "
                          "(e.g. random, greedy, mcts:200, ppo:runs/callisto_maskppo.zip)")
-    if kind in ("ppo", "az"):  # the model's path first, then options
+    if kind in ("ppo", "az", "vgreedy"):  # the model's path first, then options
         path, _, rest = rest.partition(",")
         if not path.strip():
             if kind == "ppo":
                 raise ValueError("ppo needs the path of a saved model: ppo:runs/<game>_maskppo.zip (options: "
                                  ",sims=200,c=1.25)")
+            if kind == "vgreedy":
+                raise ValueError("vgreedy needs the path of a value model: vgreedy:runs/<game>_vgreedy.npz (options: "
+                                 ",weight=1,depth=3,samples=4,cap=20000)")
             raise ValueError("az needs the path of a checkpoint: az:runs/<game>-az.pt (options: ,sims=64,c=1.25)")
         if any("=" not in p for p in rest.split(",") if p.strip()):
             raise ValueError(f"{short_repr(spec)}: {kind} takes the model's path, then key=value options")
@@ -571,13 +624,31 @@ def make_agent(spec: str | Agent, game: str | GameSpec, seed: int | None = None)
             have = [g for g in sorted(GAMES) if shipped_baseline(g) is not None]
             raise ValueError(f"baseline: no baseline model is shipped for {get_game(game).name} yet (shipped for: "
                              f"{', '.join(have) or 'none'}); train one with examples/train.py and use ppo:<path>")
-        kind_of = AZAgent if path.suffix == ".pt" else PPOAgent
-        agent = kind_of(game, path, seed, **options)
+        if path.suffix == ".npz":
+            bad = sorted(set(options) - set(AGENT_KINDS["vgreedy"]))
+            if bad:
+                raise ValueError(f"{short_repr(spec)}: {get_game(game).name}'s baseline is a vgreedy value model: "
+                                 f"it takes {', '.join(AGENT_KINDS['vgreedy'])}, not {', '.join(bad)}")
+            agent = _vgreedy(game, path, seed, options)
+        else:
+            bad = sorted(set(options) & {"weight", "depth", "samples", "cap"})
+            if bad:
+                raise ValueError(f"{short_repr(spec)}: {get_game(game).name}'s baseline is a network: it takes "
+                                 f"sims, c, mix, horizon, scale, not {', '.join(bad)}")
+            kind_of = AZAgent if path.suffix == ".pt" else PPOAgent
+            agent = kind_of(game, path, seed, **options)
         agent.spec = "baseline" + _options_suffix({k: (options.get(k), None) for k in AGENT_KINDS["baseline"]})
         return agent
     if kind == "az":
         return AZAgent(game, positional, seed, **options)
+    if kind == "vgreedy":
+        return _vgreedy(game, positional, seed, options)
     return PPOAgent(game, positional, seed, **options)
+
+
+def _vgreedy(game: str | GameSpec, path: str | Path, seed: int | None, options: dict[str, Any]) -> ValueGreedyAgent:
+    return ValueGreedyAgent(game, path, seed, weight=options.get("weight"), depth=options.get("depth", M.DEFAULT_DEPTH),
+                            samples=options.get("samples"), node_cap=options.get("cap", M.DEFAULT_NODE_CAP))
 
 
 def aec_action(agent: Agent, env: Any) -> int | None:

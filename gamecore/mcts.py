@@ -131,22 +131,54 @@ def pick_best(values: np.ndarray, mask: np.ndarray, rng: np.ndarray) -> int:
     return -1
 
 
+@jit
+def mlp_value(x: np.ndarray, w1t: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+              hidden: np.ndarray) -> float:
+    """``b2[0] + w2 . relu(b1 + x @ w1t)`` for the flat int8 observation ``x`` (``w1t``: (D, H),
+    scaled for raw int8 inputs; ``hidden``: (H,) scratch); the first layer skips the zero
+    entries, most of an observation. ``H`` 0 is the linear model ``b2[0] + w2 . x``."""
+    if b1.shape[0] == 0:
+        v = b2[0]
+        for j in range(x.shape[0]):
+            if x[j] != 0:
+                v += w2[j] * x[j]
+        return v
+    hidden[:] = b1
+    for j in range(x.shape[0]):
+        xj = x[j]
+        if xj != 0:
+            row = w1t[j]
+            for k in range(hidden.shape[0]):
+                hidden[k] += row[k] * xj
+    v = b2[0]
+    for k in range(hidden.shape[0]):
+        if hidden[k] > 0.0:
+            v += w2[k] * hidden[k]
+    return v
+
+
 def build(K: ModuleType) -> tuple:
     """(batch_greedy, batch_mcts) for the rules module ``K`` (built once per module)."""
     if K.__name__ in _BUILT:
         return _BUILT[K.__name__]
 
     @jit
-    def batch_greedy(states, seats, depth, node_cap, samples, seeds, masks, values, actions):
+    def batch_greedy(states, seats, depth, node_cap, samples, seeds, net, masks, values, actions):
         """Greedy decision of seat ``seats[i]`` in ``states[i]`` into ``actions[i]``; ``values[i, a]``
         gets the value of each legal decision (-inf elsewhere; the mean over ``samples``
         resamples) and ``masks[i]`` the legal mask. ``depth`` >= 1 decisions of the own turn are
-        looked at."""
+        looked at. ``net``: None (the plain greedy search: numba prunes every use of it, so the
+        observation kernel is not compiled in), or a learned leaf value ``(w1t, b1, w2, b2,
+        flat obs_template, weight)`` whose estimate, times ``weight``, is added to the margin of every
+        leaf where the game goes on (:func:`mlp_value` on ``me``'s observation of the leaf)."""
         L = states.shape[1]
         A = masks.shape[1]
         for i in range(states.shape[0]):
             me = seats[i]
             n = states[i, H_NPLAYERS]
+            if net is not None:
+                ob = np.zeros_like(net[4])
+                hidden = np.zeros(net[1].shape[0])
             st = np.empty((depth + 1, L), dtype=np.int64)
             mk = np.zeros((depth + 1, A), dtype=np.int8)
             cursor = np.zeros(depth + 1, dtype=np.int64)
@@ -197,6 +229,9 @@ def build(K: ModuleType) -> tuple:
                             K.rank_keys(nxt, keys)
                             rank_rewards(keys, n, rr)
                             v += WIN_WEIGHT * rr[me]
+                        elif net is not None:
+                            K.observe(nxt, me, ob)
+                            v += net[5] * mlp_value(ob, net[0], net[1], net[2], net[3], hidden)
                         if lv == 0:
                             values[i, a] = v
                         elif v > best[lv]:
@@ -567,8 +602,9 @@ def _seeds(seeds: Any, b: int) -> np.ndarray:
 
 
 def _greedy(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarray, depth: int, node_cap: int,
-            samples: int, num_actions: int) -> tuple[np.ndarray, np.ndarray]:
-    """The greedy searches on checked input (see :func:`check_search`)."""
+            samples: int, num_actions: int, net: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy searches on checked input (see :func:`check_search`); ``net``: None, or a learned
+    leaf value as ``batch_greedy`` takes it (:class:`gamecore.value_net.ValueNet` makes one)."""
     greedy, _ = build(K)
     b = states.shape[0]
     if b:
@@ -579,7 +615,7 @@ def _greedy(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndar
     masks = np.zeros((b, num_actions), dtype=np.int8)
 
     def call(lo: int, hi: int) -> None:
-        greedy(states[lo:hi], seats[lo:hi], depth, node_cap, samples, seeds[lo:hi], masks[lo:hi], values[lo:hi],
+        greedy(states[lo:hi], seats[lo:hi], depth, node_cap, samples, seeds[lo:hi], net, masks[lo:hi], values[lo:hi],
                actions[lo:hi])
 
     _run_rows(greedy, b, call)

@@ -395,7 +395,7 @@ def test_ppo_and_baseline_search_specs_parse():
     assert parse_spec("az:x.pt,mix=0.5") == ("az", "x.pt", {"mix": 0.5})
     for bad, why in (("ppo", "path of a saved model"), ("ppo:,sims=3", "path of a saved model"),
                      ("ppo:x.zip,64", "key=value"), ("ppo:x.zip,widen=1", "unknown option"),
-                     ("baseline:sims=2.5", "whole number"), ("baseline:depth=2", "unknown option")):
+                     ("baseline:sims=2.5", "whole number"), ("baseline:widen=2", "unknown option")):
         with pytest.raises(ValueError, match=why):
             parse_spec(bad)
 
