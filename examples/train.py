@@ -36,8 +36,8 @@ best other seat's, as ``greedy`` measures it) between its decisions to the rank 
 
 ``--init PATH`` starts from a saved model of the same game, players, encoding and network (its
 weights, and its Adam state where the file kept one; the shipped baselines' was reset), so a recipe
-that needs longer continues from its last checkpoint: ``--init cultivo_env/baseline/maskppo.zip
---timesteps 1000000 --greedy-prob 0.5``. The opponent pool starts empty again.
+that needs longer continues from its last checkpoint: ``--init callisto_env/baseline/maskppo.zip
+--timesteps 1000000 --greedy-prob 0.5`` (with ``--game callisto``). The opponent pool starts empty again.
 
 ``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
 divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
