@@ -48,7 +48,7 @@ class ValueNet:
     b1: np.ndarray
     w2: np.ndarray
     b2: np.ndarray
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)  # str keys; a plain annotation for the API reference
 
     @property
     def game(self) -> str:
