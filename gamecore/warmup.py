@@ -42,7 +42,7 @@ PATHS = ("aec", "batched", "agents")
 
 def warm_game(name: str, paths: tuple[str, ...] = PATHS, steps: int = 60) -> None:
     """Call every kernel of ``name`` that the given paths use, in this process."""
-    from gamecore.agents import aec_action, make_agent
+    from gamecore.agents import aec_action, make_agent, shipped_baseline
     from gamecore.games import GAMES, game_key, get_game
 
     game = get_game(name)
@@ -69,6 +69,9 @@ def warm_game(name: str, paths: tuple[str, ...] = PATHS, steps: int = 60) -> Non
     if "agents" in paths:  # search agents, on the AEC env
         for spec in ("random", "greedy", "mcts:4"):
             aec_action(make_agent(spec, name, seed=0), env)
+        baseline = shipped_baseline(name)
+        if baseline is not None and baseline.suffix == ".npz" and not env.game_over:  # vgreedy's kernel
+            aec_action(make_agent("baseline", name, seed=0), env)
         if not env.game_over:  # the batched PUCT search's kernels (gamecore.puct)
             from gamecore.puct import puct_search, uniform_evaluator
 
