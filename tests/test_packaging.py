@@ -77,7 +77,8 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
         for model in BASELINE_FILES:  # the shipped baseline, and what it is
             if (ROOT / package / "baseline" / model).is_file():
                 assert {f"{package}/baseline/{model}", f"{package}/baseline/README.md"} <= names
-    assert {"callisto_env/baseline/maskppo.zip", "calcada_env/baseline/az.pt"} <= names
+    assert {"callisto_env/baseline/maskppo.zip", "calcada_env/baseline/vgreedy.npz",
+            "cultivo_env/baseline/vgreedy.npz"} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[console_scripts]" in text and "tabletop-rl = gamecore.cli:console" in text
