@@ -241,7 +241,7 @@ SEARCH_HORIZON_HIDDEN = {"cultivo": 0}
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", GAME_NAMES)
-def test_search_agents_never_read_what_their_seat_cannot_see(name):
+def test_search_agents_never_read_what_their_seat_cannot_see(name, tmp_path):
     """Two states that differ only in what the deciding seat cannot see (one is the other redealt by
     ``resample``) get the same search from the same seed: every root visit count is equal. Searching
     the states as they are (no resampling) tells them apart, so the test has the power to fail."""
@@ -275,6 +275,17 @@ def test_search_agents_never_read_what_their_seat_cannot_see(name):
         greedy_a = GreedyAgent(name, seed=9).values(a[None])[1][0]
         greedy_b = GreedyAgent(name, seed=9).values(b[None])[1][0]
         assert np.array_equal(greedy_a, greedy_b), "greedy looked at the hidden cards"
+        # greedy with a learned leaf value (random weights): its leaves are observed from the seat
+        from gamecore.value_net import ValueNet
+
+        d = int(np.prod(mod.GAME.obs_shape(mod.GAME.make_params(counts[0]))))
+        w = np.random.default_rng(1).normal(0.0, 0.5, (d, 8))
+        path = ValueNet(w, np.zeros(8), np.ones(8), np.zeros(1), {"game": mod.GAME.name, "players": counts[0]}).save(
+            tmp_path / "v.npz")
+        valued_a = make_agent(f"vgreedy:{path}", name, seed=9).values(a[None])[1][0]
+        valued_b = make_agent(f"vgreedy:{path}", name, seed=9).values(b[None])[1][0]
+        assert np.array_equal(valued_a, valued_b), "vgreedy looked at the hidden cards"
+        assert not np.array_equal(valued_a, greedy_a)  # the model took part
         return
     pytest.fail("found no position whose hidden cards change a search that peeks")
 
