@@ -75,7 +75,7 @@ PROJECT_PACKAGES = ("gamecore", "callisto_env", "calcada_env", "cultivo_env", "c
 #: gamecore's modules that hold kernels or constants kernels read
 GAMECORE_KERNEL_MODULES = (
     "jit.py", "header.py", "layout.py", "rng.py", "kernels.py", "rewards.py", "batch_kernels.py", "mcts.py",
-    "puct.py", "scratch.py", "bits.py",
+    "puct.py", "scratch.py", "bits.py", "value_net.py",
 )
 #: a game package's modules that hold kernels or constants kernels read
 GAME_KERNEL_PATTERNS = ("rules*.py", "rules/*.py", "layout*.py", "kernels*.py")
@@ -268,7 +268,8 @@ def _kernel_origin(dispatcher) -> tuple[str, str] | None:
             continue
         name = (getattr(value, "__name__", "") or "").partition(".")[0]
         if name in _GAME_TITLES:
-            return name, "search" if module in ("gamecore.mcts", "gamecore.agents", "gamecore.puct") else "batched"
+            searching = ("gamecore.mcts", "gamecore.agents", "gamecore.puct", "gamecore.value_net")
+            return name, "search" if module in searching else "batched"
     return None
 
 
