@@ -217,18 +217,26 @@ class GreedyAgent(Agent):
             return 1
         return self.samples
 
+    #: a learned leaf value for the search (:class:`ValueGreedyAgent`); None: the margin alone
+    net: tuple | None = None
+
+    def _check_players(self, states: np.ndarray) -> None:
+        """Refuse states this agent cannot search (every player count is fine for plain greedy)."""
+
     def values(self, states: np.ndarray, seats: np.ndarray | None = None,
                num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(actions, values): the choice and the value of every decision (-inf if illegal).
         ``num_actions`` defaults to the game's count for the states' players and default options."""
         states, seats, legal = M.check_search(self.game, states, seats, num_actions)
+        self._check_players(states)
         return M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
-                         self._samples_for(states), legal.shape[1])
+                         self._samples_for(states), legal.shape[1], self.net)
 
     def act(self, obs, masks, states=None, seats=None):
         masks, states, seats = self._check(masks, states, seats)
+        self._check_players(states)
         actions, _ = M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
-                               self._samples_for(states), masks.shape[1])
+                               self._samples_for(states), masks.shape[1], self.net)
         return actions
 
 
@@ -254,23 +262,10 @@ class ValueGreedyAgent(GreedyAgent):
         self.spec = f"vgreedy:{path}" + _options_suffix({"weight": (weight, None)}, lead=",") + (
             "," + suffix if suffix else "")
 
-    def _players(self, states: np.ndarray) -> None:
+    def _check_players(self, states: np.ndarray) -> None:
         if len(states) and np.any(states[:, H_NPLAYERS] != self.model.players):
             raise ValueError(f"{self.spec} was trained for {self.model.players} players, got states of "
                              f"{int(states[0, H_NPLAYERS])}")
-
-    def values(self, states, seats=None, num_actions=None):
-        states, seats, legal = M.check_search(self.game, states, seats, num_actions)
-        self._players(states)
-        return M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
-                         self._samples_for(states), legal.shape[1], self.net)
-
-    def act(self, obs, masks, states=None, seats=None):
-        masks, states, seats = self._check(masks, states, seats)
-        self._players(states)
-        actions, _ = M._greedy(self.game.kernels, states, seats, self._seeds(len(states)), self.depth, self.node_cap,
-                               self._samples_for(states), masks.shape[1], self.net)
-        return actions
 
 
 class MCTSAgent(Agent):
