@@ -195,6 +195,13 @@ def fit(game: str | GameSpec, datasets: list[dict[str, np.ndarray]], horizon: in
     :func:`targets` with ``horizon``; mean squared error, Adam. Returns the model (``meta``: game,
     players, horizon, hidden) and ``{"holdout_mse", "holdout_r2", "rows"}`` (mse in margin points
     squared; r2 against predicting the training mean). Needs torch."""
+    if not datasets or any(len(d["game"]) == 0 for d in datasets):
+        raise ValueError("fit needs at least one dataset, each with at least one decision (collect's games >= 1)")
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"fit: {name} must be an int >= 1, got {value!r}")
+    if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 0:
+        raise ValueError(f"fit: hidden must be an int >= 0, got {hidden!r}")
     import torch
 
     spec = get_game(game)

@@ -106,6 +106,17 @@ def test_collect_keeps_every_decision_of_every_finished_game_from_every_seat():
     np.testing.assert_array_equal(data["final"][:, 0], -data["final"][:, 1])
 
 
+def test_fit_refuses_empty_data_and_bad_sizes():
+    from gamecore.value_net import fit
+
+    data = collect("callisto", GreedyAgent("callisto", seed=1), 1, seed=4, parallel=1)
+    for kwargs, why in (({"epochs": 0}, "epochs"), ({"batch_size": 0}, "batch_size"), ({"hidden": -1}, "hidden")):
+        with pytest.raises(ValueError, match=why):
+            fit("callisto", [data], 2, **kwargs)
+    with pytest.raises(ValueError, match="at least one dataset"):
+        fit("callisto", [], 2)
+
+
 def test_a_model_file_round_trips_and_bad_ones_are_refused(tmp_path):
     net = random_net("calcada", 2, 4, weight=0.5)
     back = ValueNet.load(saved(tmp_path, net))
