@@ -6,6 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -119,3 +121,21 @@ def test_listed_player_counts_keep_only_those_each_game_supports():
     assert counts == {"calimala": [3], "callisto": [2, 3], "cultivo": [2, 3]}
     assert bench.player_counts(["calimala"], "2") == {"calimala": []}
     assert bench.player_counts(["calimala"], "all") == {"calimala": [3, 4, 5]}
+
+
+def test_the_compile_breakdown_charges_each_kernel_its_own_time_only():
+    """benchmarks/compile_breakdown.py: a kernel's own compile time is its compile less the nested
+    compiles it started (numba raises nested ``numba:compile`` events); a second signature adds to
+    the same kernel; unbalanced events are refused."""
+    spec = importlib.util.spec_from_file_location("compile_breakdown", ROOT / "benchmarks" / "compile_breakdown.py")
+    cb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cb)
+    events = [(0.0, True, "mask"), (1.0, True, "search"), (4.0, True, "pay"), (6.0, False, "pay"),
+              (7.0, False, "search"), (7.5, True, "pay"), (8.0, False, "pay"), (10.0, False, "mask")]
+    own = cb.exclusive_times(events)
+    assert own == {"mask": (10.0 - 6.0 - 0.5, 1), "search": (6.0 - 2.0, 1), "pay": (2.5, 2)}
+    assert sum(s for s, _ in own.values()) == 10.0  # the outermost compile's wall time, shared out
+    with pytest.raises(ValueError, match="not nested"):
+        cb.exclusive_times([(0.0, True, "a"), (1.0, False, "b")])
+    with pytest.raises(ValueError, match="not closed"):
+        cb.exclusive_times([(0.0, True, "a")])
