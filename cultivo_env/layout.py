@@ -238,8 +238,50 @@ PLACE_WHEAT_ARR = np.array(PLACE_WHEAT, dtype=np.int64)
 VP_TILE_ARR = np.array(VP_TILES, dtype=np.int64)
 STACK_BY_COUNT = np.array([0, 0] + [STACK_SIZE[n] for n in (2, 3, 4)], dtype=np.int64)
 
+
+
+def _travel_floor(n: int, field_cost: int, canal_cost: int) -> np.ndarray:
+    """Per pair of fields of the n-player map, the least cost of any travel between them when every
+    field passed costs ``field_cost`` goods and every canal crossed ``canal_cost`` (Dijkstra from
+    each field; the target is not passed), workers ignored."""
+    import heapq
+
+    nf = int(NUM_FIELDS[n])
+    big = 8 * MAX_FIELDS
+    out = np.full((MAX_FIELDS, MAX_FIELDS), big, dtype=np.int16)
+    for a in range(nf):
+        dist = [big] * nf
+        dist[a] = 0
+        heap = [(0, a)]
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > dist[u]:
+                continue
+            for v in NEIGH[n, u]:
+                v = int(v)
+                if v < 0:
+                    continue
+                dv = d + field_cost + (canal_cost if u // FIELDS_PER_VILLAGE != v // FIELDS_PER_VILLAGE else 0)
+                if dv < dist[v]:
+                    dist[v] = dv
+                    heapq.heappush(heap, (dv, v))
+        out[a, :nf] = [max(0, x - field_cost) for x in dist]
+        out[a, a] = 0
+    return out
+
+
+#: TRAVEL_FLOOR[i, j, n, a, b]: the least goods any travel from field a to field b on the n-player
+#: map pays for its fields and canals, workers ignored, when a field costs i + 1 goods at least (2
+#: while no player owns a cart, else 1) and a canal j + 1 (2 while no player owns a barge); the
+#: travel search prunes with it
+TRAVEL_FLOOR = np.full((2, 2, MAX_PLAYERS + 1, MAX_FIELDS, MAX_FIELDS), 8 * MAX_FIELDS, dtype=np.int16)
+for _n in _PARSED:
+    for _i in range(2):
+        for _j in range(2):
+            TRAVEL_FLOOR[_i, _j, _n] = _travel_floor(_n, _i + 1, _j + 1)
+
 for _a in (NUM_PLACES, NUM_FIELDS, NEIGH, FIELD_RC, MAP_H, MAP_W, PATTERN, EQ_COST, EQ_VP, MARKET_COLOUR,
-           PLACE_WHEAT_ARR, VP_TILE_ARR, STACK_BY_COUNT):
+           PLACE_WHEAT_ARR, VP_TILE_ARR, STACK_BY_COUNT, TRAVEL_FLOOR):
     _a.setflags(write=False)
 
 # =============================================================================================

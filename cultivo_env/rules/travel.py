@@ -18,6 +18,7 @@ from cultivo_env.layout import (
     PATH,
     PATH_N,
     TARGET,
+    TRAVEL_FLOOR,
     VISITED,
     WORKER,
     WORKERS,
@@ -54,6 +55,7 @@ from cultivo_env.rules.payment import (
 )
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import jit
+from gamecore.scratch import stack_empty
 
 #: summary of a travel's obligations packed in an int64: 4 bits per colour of passed fields without
 #: another player's worker (bits 0..23), 4 bits per colour of passed fields with one (24..47), canals
@@ -89,6 +91,15 @@ def summary_canal(s: np.int64) -> np.int64:
     if ((s >> np.int64(S_CANAL)) & np.int64(63)) >= S_CANAL_MAX:
         return np.int64(-1)
     return s + (np.int64(1) << np.int64(S_CANAL))
+
+
+@jit
+def summary_floor(s: np.int64, field_cost: int, canal_cost: int) -> int:
+    """The least goods a summary's fields and canals cost, at ``field_cost`` and ``canal_cost``."""
+    t = 0
+    for shift in range(0, S_CANAL, 4):
+        t += int((s >> np.int64(shift)) & np.int64(15))
+    return field_cost * t + canal_cost * int((s >> np.int64(S_CANAL)) & np.int64(63))
 
 
 #: the even / odd 4-bit field counts of a summary spread into six 8-bit lanes, and the lanes' top bits
@@ -375,6 +386,13 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     nearest to the target first (the hops left, over the fields not blocked), and a field from
     which the target cannot be reached is never entered, so a payable walk is usually found without
     looking at others.
+
+    A label is not expanded when the goods cannot pay for its way to any target still open: every
+    field passed costs at least one good (two while no player owns a cart), every canal crossed one
+    (two while no player owns a barge), the market stalls only swap goods, the scales save one good
+    each at most, and the way on costs at least ``layout.TRAVEL_FLOOR`` more (with a target, also
+    its h - 1 fields where it is h hops away over the fields not blocked). No payable walk to an open
+    target starts with such a label, so the answer is the same.
     """
     n = state[H_NPLAYERS]
     load_context(state, payer, ws)
@@ -399,6 +417,25 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
         if state[WORKER + f] == 0:
             nfree += 1
     guided = target >= 0
+    # goods the payer can spend on fields and canals: what it holds, one more per own scales, less
+    # the placement wheat (a label with s fields and canals has room - size(s) to spare)
+    room = -w
+    fcost = 2  # a field: 2 goods, 1 with a cart (anyone's)
+    ccost = 2  # a canal: 2 wheat, 1 with a barge (anyone's)
+    for c in range(NUM_COLOURS):
+        room += ws[WS_H + c] + ws[WS_SCAL + c]
+        if ws[WS_COWN + c] >= 0:
+            fcost = 1
+        if ws[WS_BOWN + c] >= 0:
+            ccost = 1
+    # without a target: per field, the obligations of a travel to the nearest open target
+    # (TRAVEL_FLOOR), as of nfound targets found
+    floor = TRAVEL_FLOOR[fcost - 1, ccost - 1, n]
+    near = stack_empty(MAX_FIELDS, np.int64)
+    near_at = stack_empty(MAX_FIELDS, np.int64)
+    if not guided:
+        for f in range(MAX_FIELDS):
+            near_at[f] = -1
     lo = 0  # with a target: no bucket below lo holds a label
     if guided:
         # hops to the target over the fields not blocked (breadth first from it; the queue in bucket)
@@ -460,6 +497,25 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
         s = ws[lab_s + cur]
         if u < 0:
             continue  # a later label at its field dominates it
+        spare = room - summary_floor(s, fcost, ccost)
+        if guided:
+            du = ws[dist + u]
+            if du >= MAX_FIELDS:  # a source, blocked itself: one hop more than its nearest neighbour
+                for d in range(4):
+                    v = NEIGH[n, u, d]
+                    if v >= 0 and ws[dist + v] + 1 < du:
+                        du = ws[dist + v] + 1
+            if fcost * (du - 1) > spare or floor[u, target] > spare:
+                continue  # the target is too far for the goods
+        else:
+            if near_at[u] < 0 or (near[u] <= spare and near_at[u] != nfound):
+                near[u] = 8 * MAX_FIELDS  # (found only grows: an older value is a lower bound)
+                for f in range(nfields):
+                    if state[WORKER + f] == 0 and found[f] == 0 and floor[u, f] < near[u]:
+                        near[u] = floor[u, f]
+                near_at[u] = nfound
+            if near[u] > spare:
+                continue  # every open target is too far for the goods
         for d in range(4):
             v = NEIGH[n, u, d]
             if v < 0 or (blocked >> np.int64(v)) & np.int64(1):

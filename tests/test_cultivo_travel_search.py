@@ -1,0 +1,238 @@
+"""Cultivo's travel search against an exhaustive one.
+
+:func:`cultivo_env.rules.travel.search_labels` keeps only labels no other label at their field
+dominates, and does not expand a label whose goods cannot pay for the way to any target still open
+(``layout.TRAVEL_FLOOR``: the cheapest fields and canals of any travel on the map). The exhaustive
+search below follows every payable walk, with the same payability test (``summary_feasible``),
+dropping only a walk that another to the same field is no dearer than (dominance, written here
+from the rules) and never pruning by distance: the move and place targets, the origins and the
+steps the engine offers in random games must be exactly the ones it finds.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from cultivo_env import layout as L
+from cultivo_env.game import GAME
+from cultivo_env.rules import travel as T
+from cultivo_env.rules.accessors import place_of
+from gamecore.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
+
+#: positions whose exhaustive search keeps more walks are skipped (counted)
+MAX_PAIRS = 20_000
+
+
+def exhaustive(state, p: int, w: int, sources, s0: int, blocked: int, targets) -> set[int] | None:
+    """The ``targets`` (free fields) some payable walk from ``sources`` with obligations ``s0`` so far
+    reaches, never entering a field of ``blocked``; None past ``MAX_PAIRS``."""
+    n = int(state[H_NPLAYERS])
+    ws = T.new_ws()
+    T.load_context(state, p, ws)
+    ok = {}
+
+    def payable(s):
+        if s not in ok:
+            ok[s] = bool(T.summary_feasible(np.int64(s), w, ws, p))
+        return ok[s]
+
+    kept: dict[int, list[int]] = {}  # per field, the obligations of the walks kept there
+    todo = []
+    for u in sources:
+        kept.setdefault(int(u), []).append(int(s0))
+        todo.append((int(u), int(s0)))
+    pairs = len(todo)
+    found = set()
+    while todo:
+        u, s = todo.pop()
+        if s not in kept[u]:
+            continue  # a walk no dearer reached u since
+        for d in range(4):
+            v = int(L.NEIGH[n, u, d])
+            if v < 0 or (blocked >> v) & 1:
+                continue
+            s1 = s
+            if place_of(u) != place_of(v):
+                s1 = int(T.summary_canal(np.int64(s)))
+                if s1 < 0:
+                    continue
+            if v in targets and payable(s1):
+                found.add(v)
+            s2 = int(T.summary_pass(state, np.int64(s1), v, p))
+            if s2 < 0 or not payable(s2):
+                continue
+            at_v = kept.setdefault(v, [])
+            if any(no_dearer(k, s2) for k in at_v):
+                continue
+            kept[v] = [k for k in at_v if not no_dearer(s2, k)] + [s2]
+            todo.append((v, s2))
+            pairs += 1
+            if pairs > MAX_PAIRS:
+                return None
+    return found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def counts(s: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(fields without another player's worker, fields with one) per colour, and canals, of a
+    summary (the packing of ``travel.summary_pass`` / ``summary_canal``)."""
+    plain = tuple((s >> (4 * c)) & 15 for c in range(L.NUM_COLOURS))
+    foreign = tuple((s >> (T.S_FOREIGN + 4 * c)) & 15 for c in range(L.NUM_COLOURS))
+    return plain, foreign, (s >> T.S_CANAL) & 63
+
+
+def no_dearer(a: int, b: int) -> bool:
+    """Obligations ``a`` never cost more than ``b`` (the rules: dropping an obligation never makes a
+    payment dearer, and a field with another player's worker costs what one without costs, less to
+    the supply): no more canals, and per colour no more fields with another player's worker and no
+    more fields in all."""
+    pa, fa, ca = counts(a)
+    pb, fb, cb = counts(b)
+    return ca <= cb and all(fa[c] <= fb[c] and pa[c] + fa[c] <= pb[c] + fb[c] for c in range(L.NUM_COLOURS))
+
+
+def expected_fields(state) -> set[int] | None:
+    """The fields the exhaustive search offers at a target, origin or step decision."""
+    p = int(state[H_CURRENT])
+    n = int(state[H_NPLAYERS])
+    ph = int(state[H_PHASE])
+    free = {f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == 0}
+    own = [f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == p + 1]
+    w = int(T.travel_wheat(state, p))
+    if ph == L.PH_PLACE_TARGET:
+        return exhaustive(state, p, w, own, 0, 0, free)
+    if ph == L.PH_MOVE_TARGET:
+        f = int(state[L.MOVER])
+        return exhaustive(state, p, 0, [f], 0, 1 << f, free)
+    target = int(state[L.TARGET])
+    if ph == L.PH_ORIGIN:
+        out = set()
+        for o in own:
+            r = exhaustive(state, p, w, [o], 0, 1 << o, {target})
+            if r is None:
+                return None
+            if r:
+                out.add(o)
+        return out
+    # a step: to v, then on to the target avoiding the path so far
+    cur = int(state[L.PATH + state[L.PATH_N] - 1])
+    s = int(T.path_summary(state, p))
+    out = set()
+    for d in range(4):
+        v = int(L.NEIGH[n, cur, d])
+        if v < 0 or (int(state[L.VISITED]) >> v) & 1:
+            continue
+        sv = s
+        if place_of(cur) != place_of(v):
+            sv = int(T.summary_canal(np.int64(s)))
+            if sv < 0:
+                continue
+        ws = T.new_ws()
+        T.load_context(state, p, ws)
+        if v == target:
+            if T.summary_feasible(np.int64(sv), w, ws, p):
+                out.add(v)
+            continue
+        sv = int(T.summary_pass(state, np.int64(sv), v, p))
+        if sv < 0 or not T.summary_feasible(np.int64(sv), w, ws, p):
+            continue
+        r = exhaustive(state, p, w, [v], sv, int(state[L.VISITED]) | (1 << v), {target})
+        if r is None:
+            return None
+        if r:
+            out.add(v)
+    return out
+
+
+TRAVEL_PHASES = (L.PH_PLACE_TARGET, L.PH_MOVE_TARGET, L.PH_ORIGIN, L.PH_STEP)
+
+
+def compare_random_games(n: int, games: int, seed: int, every: int = 1) -> tuple[dict[int, int], int]:
+    """Play ``games`` random n-player games; at every ``every``-th travel decision assert the
+    engine's fields are the exhaustive search's. Returns the decisions compared per phase and those
+    skipped."""
+    K = GAME.kernels
+    params = GAME.make_params(n)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(seed)
+    checked = {ph: 0 for ph in TRAVEL_PHASES}
+    skipped = 0
+    seen = 0
+    for g in range(games):
+        K.init(state, params, seed * 1000 + g)
+        while not state[H_TERMINAL]:
+            count = K.legal_mask(state, mask)
+            ph = int(state[H_PHASE])
+            if ph in TRAVEL_PHASES and seen % every == 0:
+                want = expected_fields(state)
+                if want is None:
+                    skipped += 1
+                else:
+                    got = {f for f in range(L.MAX_FIELDS) if mask[L.A_FIELD + f]}
+                    assert got == want, (n, g, L.PHASE_NAMES[ph])
+                    checked[ph] += 1
+            seen += ph in TRAVEL_PHASES
+            K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
+    return checked, skipped
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_travel_masks_offer_exactly_the_fields_an_exhaustive_search_reaches(n):
+    checked, skipped = compare_random_games(n, games=1, seed=n, every=n - 1)
+    assert min(checked.values()) >= 3, checked  # every kind of travel decision was compared
+    assert skipped <= sum(checked.values()) // 10, (skipped, checked)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_travel_masks_match_the_exhaustive_search_over_more_games(n):
+    checked, skipped = compare_random_games(n, games=4, seed=10 + n)
+    assert min(checked.values()) >= 20, checked
+    assert skipped <= sum(checked.values()) // 10, (skipped, checked)
+
+
+def floor_by_relaxation(n: int, field_cost: int, canal_cost: int) -> np.ndarray:
+    """TRAVEL_FLOOR[field_cost - 1, canal_cost - 1, n] by Bellman-Ford relaxation (not Dijkstra)."""
+    nf = int(L.NUM_FIELDS[n])
+    big = 10**6
+    dist = np.full((nf, nf), big, dtype=np.int64)
+    np.fill_diagonal(dist, 0)
+    for _ in range(nf):
+        for u in range(nf):
+            for v in L.NEIGH[n, u]:
+                if v >= 0:
+                    step = field_cost + (canal_cost if place_of(u) != place_of(int(v)) else 0)
+                    dist[:, v] = np.minimum(dist[:, v], dist[:, u] + step)
+    out = np.maximum(dist - field_cost, 0)
+    np.fill_diagonal(out, 0)
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_travel_floor_is_the_cheapest_travel_of_the_map(n):
+    nf = int(L.NUM_FIELDS[n])
+    for i in range(2):
+        for j in range(2):
+            table = L.TRAVEL_FLOOR[i, j, n, :nf, :nf]
+            assert np.array_equal(table, floor_by_relaxation(n, i + 1, j + 1)), (n, i, j)
+            assert np.array_equal(table, table.T)
+    # two fields side by side: nothing passed, and a canal between villages
+    for u in range(nf):
+        for v in L.NEIGH[n, u]:
+            if v >= 0:
+                across = place_of(u) != place_of(int(v))
+                assert L.TRAVEL_FLOOR[0, 1, n, u, v] == (2 if across else 0)
+                assert L.TRAVEL_FLOOR[1, 0, n, u, v] == (1 if across else 0)
+
+
+def test_a_summary_floor_counts_every_field_and_canal():
+    # 2 red fields and 1 brown without another player's worker, 3 red with one, 2 canals
+    s = np.int64((2 << 0) | (1 << (4 * 3)) | (3 << T.S_FOREIGN) | (2 << T.S_CANAL))
+    assert T.summary_floor(s, 1, 1) == 2 + 1 + 3 + 2
+    assert T.summary_floor(s, 2, 1) == 2 * 6 + 2
+    assert T.summary_floor(s, 1, 2) == 6 + 2 * 2
+
