@@ -375,6 +375,17 @@ def load_context(state: np.ndarray, p: int, ws: np.ndarray) -> None:
 
 
 @jit
+def nearest_open(state: np.ndarray, found: np.ndarray, floor_u: np.ndarray, nfields: int) -> int:
+    """The least of ``floor_u`` over the free fields not yet in ``found`` (the cheapest way on from
+    a field to a target still open)."""
+    best = 8 * MAX_FIELDS
+    for f in range(nfields):
+        if state[WORKER + f] == 0 and found[f] == 0 and floor_u[f] < best:
+            best = floor_u[f]
+    return best
+
+
+@jit
 def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
                   blocked: np.int64, target: int, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
     """:func:`travel_search` in the label room of ``ws``, or :data:`SEARCH_FULL` (``found`` as it was).
@@ -392,7 +403,8 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     (two while no player owns a barge), the market stalls only swap goods, the scales save one good
     each at most, and the way on costs at least ``layout.TRAVEL_FLOOR`` more (with a target, also
     its h - 1 fields where it is h hops away over the fields not blocked). No payable walk to an open
-    target starts with such a label, so the answer is the same.
+    target starts with such a label, so the answer is the same; such a label is not even kept (nor
+    tested for payability) when it is made.
     """
     n = state[H_NPLAYERS]
     load_context(state, payer, ws)
@@ -509,10 +521,7 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 continue  # the target is too far for the goods
         else:
             if near_at[u] < 0 or (near[u] <= spare and near_at[u] != nfound):
-                near[u] = 8 * MAX_FIELDS  # (found only grows: an older value is a lower bound)
-                for f in range(nfields):
-                    if state[WORKER + f] == 0 and found[f] == 0 and floor[u, f] < near[u]:
-                        near[u] = floor[u, f]
+                near[u] = nearest_open(state, found, floor[u], nfields)  # (an older value: a lower bound)
                 near_at[u] = nfound
             if near[u] > spare:
                 continue  # every open target is too far for the goods
@@ -530,6 +539,16 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
             endpoint = state[WORKER + v] == 0 and ((guided and v == target) or (not guided and found[v] == 0))
             s2 = summary_pass(state, s1, v, payer)
             passable = s2 >= 0 and not (guided and v == target)
+            if passable:
+                # a label at v that would not be expanded (above) needs no payability test and no place
+                spare2 = room - summary_floor(s2, fcost, ccost)
+                if guided:
+                    passable = fcost * (ws[dist + v] - 1) <= spare2 and floor[v, target] <= spare2
+                else:
+                    if near_at[v] < 0 or (near[v] <= spare2 and near_at[v] != nfound):
+                        near[v] = nearest_open(state, found, floor[v], nfields)
+                        near_at[v] = nfound
+                    passable = near[v] <= spare2
             if passable:
                 k = ws[head + v]
                 while k >= 0:
