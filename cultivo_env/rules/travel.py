@@ -55,7 +55,6 @@ from cultivo_env.rules.payment import (
 )
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import jit
-from gamecore.scratch import stack_empty
 
 #: summary of a travel's obligations packed in an int64: 4 bits per colour of passed fields without
 #: another player's worker (bits 0..23), 4 bits per colour of passed fields with one (24..47), canals
@@ -138,8 +137,10 @@ def no_dearer(a: np.int64, b: np.int64) -> bool:
 
 # ---- the travel workspace (layout: :mod:`cultivo_env.rules.payment`) ------------------------
 #: labels a new workspace has room for (:func:`travel_search` retries with more when a search needs them)
+#: rows of one value per field after the labels (:func:`search_labels`)
+WS_FIELD_ROWS = 6
 WS_LABELS = 1024
-WS_LEN = WS_LAB + 4 * WS_LABELS + 4 * MAX_FIELDS
+WS_LEN = WS_LAB + 4 * WS_LABELS + WS_FIELD_ROWS * MAX_FIELDS
 
 
 @jit
@@ -408,7 +409,7 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     """
     n = state[H_NPLAYERS]
     load_context(state, payer, ws)
-    cap = (ws.shape[0] - WS_LAB - 4 * MAX_FIELDS) // 4
+    cap = (ws.shape[0] - WS_LAB - WS_FIELD_ROWS * MAX_FIELDS) // 4
     # the labels: field, obligations, the next label at the same field, with a target the next
     # label of the same distance bucket (lab_q: -2 once expanded)
     lab_f = WS_LAB
@@ -419,6 +420,10 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     dist = head + MAX_FIELDS  # with a target: hops from each field to it
     bucket = dist + MAX_FIELDS  # per distance: the label expanded next
     marked = bucket + MAX_FIELDS  # the fields set in found
+    # without a target: per field, the cost of the way on to the nearest open target (TRAVEL_FLOOR),
+    # as of near_at targets found (-1: not yet)
+    near = marked + MAX_FIELDS
+    near_at = near + MAX_FIELDS
     nfields = NUM_FIELDS[n]
     for f in range(MAX_FIELDS):
         ws[head + f] = -1
@@ -440,14 +445,10 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
             fcost = 1
         if ws[WS_BOWN + c] >= 0:
             ccost = 1
-    # without a target: per field, the obligations of a travel to the nearest open target
-    # (TRAVEL_FLOOR), as of nfound targets found
     floor = TRAVEL_FLOOR[fcost - 1, ccost - 1, n]
-    near = stack_empty(MAX_FIELDS, np.int64)
-    near_at = stack_empty(MAX_FIELDS, np.int64)
     if not guided:
         for f in range(MAX_FIELDS):
-            near_at[f] = -1
+            ws[near_at + f] = -1
     lo = 0  # with a target: no bucket below lo holds a label
     if guided:
         # hops to the target over the fields not blocked (breadth first from it; the queue in bucket)
@@ -520,10 +521,10 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
             if fcost * (du - 1) > spare or floor[u, target] > spare:
                 continue  # the target is too far for the goods
         else:
-            if near_at[u] < 0 or (near[u] <= spare and near_at[u] != nfound):
-                near[u] = nearest_open(state, found, floor[u], nfields)  # (an older value: a lower bound)
-                near_at[u] = nfound
-            if near[u] > spare:
+            if ws[near_at + u] < 0 or (ws[near + u] <= spare and ws[near_at + u] != nfound):
+                ws[near + u] = nearest_open(state, found, floor[u], nfields)  # (an older value: a lower bound)
+                ws[near_at + u] = nfound
+            if ws[near + u] > spare:
                 continue  # every open target is too far for the goods
         for d in range(4):
             v = NEIGH[n, u, d]
@@ -545,10 +546,10 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
                 if guided:
                     passable = fcost * (ws[dist + v] - 1) <= spare2 and floor[v, target] <= spare2
                 else:
-                    if near_at[v] < 0 or (near[v] <= spare2 and near_at[v] != nfound):
-                        near[v] = nearest_open(state, found, floor[v], nfields)
-                        near_at[v] = nfound
-                    passable = near[v] <= spare2
+                    if ws[near_at + v] < 0 or (ws[near + v] <= spare2 and ws[near_at + v] != nfound):
+                        ws[near + v] = nearest_open(state, found, floor[v], nfields)
+                        ws[near_at + v] = nfound
+                    passable = ws[near + v] <= spare2
             if passable:
                 k = ws[head + v]
                 while k >= 0:
