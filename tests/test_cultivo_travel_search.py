@@ -26,6 +26,17 @@ from gamecore.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 MAX_PAIRS = 20_000
 
 
+def step_costs(state, p: int, u: int, v: int, s: int) -> tuple[int, int]:
+    """Obligations ``s`` of a travel on field u after stepping to v (a canal if v is in another
+    village), then after passing v; -1 where a count would overflow."""
+    s1 = s
+    if place_of(u) != place_of(v):
+        s1 = int(T.summary_canal(np.int64(s)))
+        if s1 < 0:
+            return -1, -1
+    return s1, int(T.summary_pass(state, np.int64(s1), v, p))
+
+
 def exhaustive(state, p: int, w: int, sources, s0: int, blocked: int, targets) -> set[int] | None:
     """The ``targets`` (free fields) some payable walk from ``sources`` with obligations ``s0`` so far
     reaches, never entering a field of ``blocked``; None past ``MAX_PAIRS``."""
@@ -54,14 +65,11 @@ def exhaustive(state, p: int, w: int, sources, s0: int, blocked: int, targets) -
             v = int(L.NEIGH[n, u, d])
             if v < 0 or (blocked >> v) & 1:
                 continue
-            s1 = s
-            if place_of(u) != place_of(v):
-                s1 = int(T.summary_canal(np.int64(s)))
-                if s1 < 0:
-                    continue
+            s1, s2 = step_costs(state, p, u, v, s)
+            if s1 < 0:
+                continue
             if v in targets and payable(s1):
                 found.add(v)
-            s2 = int(T.summary_pass(state, np.int64(s1), v, p))
             if s2 < 0 or not payable(s2):
                 continue
             at_v = kept.setdefault(v, [])
@@ -125,21 +133,18 @@ def expected_fields(state) -> set[int] | None:
         v = int(L.NEIGH[n, cur, d])
         if v < 0 or (int(state[L.VISITED]) >> v) & 1:
             continue
-        sv = s
-        if place_of(cur) != place_of(v):
-            sv = int(T.summary_canal(np.int64(s)))
-            if sv < 0:
-                continue
+        s1, s2 = step_costs(state, p, cur, v, s)
+        if s1 < 0:
+            continue
         ws = T.new_ws()
         T.load_context(state, p, ws)
         if v == target:
-            if T.summary_feasible(np.int64(sv), w, ws, p):
+            if T.summary_feasible(np.int64(s1), w, ws, p):
                 out.add(v)
             continue
-        sv = int(T.summary_pass(state, np.int64(sv), v, p))
-        if sv < 0 or not T.summary_feasible(np.int64(sv), w, ws, p):
+        if s2 < 0 or not T.summary_feasible(np.int64(s2), w, ws, p):
             continue
-        r = exhaustive(state, p, w, [v], sv, int(state[L.VISITED]) | (1 << v), {target})
+        r = exhaustive(state, p, w, [v], s2, int(state[L.VISITED]) | (1 << v), {target})
         if r is None:
             return None
         if r:
