@@ -239,7 +239,6 @@ VP_TILE_ARR = np.array(VP_TILES, dtype=np.int64)
 STACK_BY_COUNT = np.array([0, 0] + [STACK_SIZE[n] for n in (2, 3, 4)], dtype=np.int64)
 
 
-
 def _travel_floor(n: int, field_cost: int, canal_cost: int) -> np.ndarray:
     """Per pair of fields of the n-player map, the least cost of any travel between them when every
     field passed costs ``field_cost`` goods and every canal crossed ``canal_cost`` (Dijkstra from

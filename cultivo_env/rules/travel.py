@@ -137,9 +137,9 @@ def no_dearer(a: np.int64, b: np.int64) -> bool:
 
 # ---- the travel workspace (layout: :mod:`cultivo_env.rules.payment`) ------------------------
 #: labels a new workspace has room for (:func:`travel_search` retries with more when a search needs them)
+WS_LABELS = 1024
 #: rows of one value per field after the labels (:func:`search_labels`)
 WS_FIELD_ROWS = 6
-WS_LABELS = 1024
 WS_LEN = WS_LAB + 4 * WS_LABELS + WS_FIELD_ROWS * MAX_FIELDS
 
 
@@ -435,7 +435,7 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
             nfree += 1
     guided = target >= 0
     # goods the payer can spend on fields and canals: what it holds, one more per own scales, less
-    # the placement wheat (a label with s fields and canals has room - size(s) to spare)
+    # the placement wheat (a label with obligations s has room - summary_floor(s) to spare)
     room = -w
     fcost = 2  # a field: 2 goods, 1 with a cart (anyone's)
     ccost = 2  # a canal: 2 wheat, 1 with a barge (anyone's)
