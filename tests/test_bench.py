@@ -139,3 +139,18 @@ def test_the_compile_breakdown_charges_each_kernel_its_own_time_only():
         cb.exclusive_times([(0.0, True, "a"), (1.0, False, "b")])
     with pytest.raises(ValueError, match="not closed"):
         cb.exclusive_times([(0.0, True, "a")])
+
+
+def test_the_replay_digest_is_the_same_for_the_same_games_and_differs_for_others():
+    """benchmarks/replay_digest.py: the check that a kernel change left masks and states alone is
+    deterministic, and it tells different games apart (another seed, another count)."""
+    spec = importlib.util.spec_from_file_location("replay_digest", ROOT / "benchmarks" / "replay_digest.py")
+    rd = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rd)
+    first = rd.replay_digest("calcada", [2], games=2, seed=1)
+    assert rd.replay_digest("calcada", [2], games=2, seed=1)[:2] == first[:2]
+    assert first[1] > 20  # decisions of two whole games
+    assert rd.replay_digest("calcada", [2], games=2, seed=2)[0] != first[0]
+    assert rd.replay_digest("calcada", [3], games=2, seed=1)[0] != first[0]
+    with pytest.raises(SystemExit):
+        rd.main(["calimala", "--players", "2", "--games", "1"])  # Calimala seats 3-5: refused
