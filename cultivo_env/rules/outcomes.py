@@ -196,31 +196,90 @@ K_BU = 64
 K_B0 = 0x8888  # every stall balance 0
 
 
+#: :func:`deltas_fill`'s scratch (``work``): R, X, XM, tq (MAX_PLAYERS each), then where to resume
+DW_RESUME = 4 * MAX_PLAYERS  # 0: a fresh enumeration; te + 1: resume at te with the tq in ``work``
+DW_COUNT = DW_RESUME + 1  # the keys in the set when it ran out of room
+DWORK_LEN = DW_COUNT + 1
+
+
 @jit
 def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
                   cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
-    """The distinct steps of colour c (:func:`deltas_fill`): (keys, how many)."""
-    size = 128
+    """The distinct steps of colour c (:func:`deltas_fill`, without a filter): (keys, how many)."""
+    table, items = new_table(128)
+    count, table, items = deltas_into(c, p, n, tc, H, scal, stl, cown, bown, nst, G, bu_in, cfix, sub, Dfix, Rfix,
+                                      work, np.empty(0, dtype=np.int64), table, items, np.int64(0))
+    return items, count
+
+
+@jit
+def deltas_into(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
+                cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray, filt: np.ndarray,
+                table: np.ndarray, items: np.ndarray, count: int):
+    """:func:`deltas_fill` into the set ``table`` / ``items`` (``count`` keys so far): (the new
+    count, table, items). When the set runs out of room it is copied into one 4 times bigger and
+    the enumeration resumes where it stopped (at the split of the fields it was in: the keys it
+    finds again are already there), so the keys come in the order of one uninterrupted
+    enumeration."""
+    work[DW_RESUME] = 0
+    work[DW_COUNT] = count
     while True:
-        table, items = new_table(size)
-        count = deltas_fill(c, p, n, tc, H, scal, stl, cown, bown, nst, G, bu_in, cfix, sub, Dfix, Rfix, work,
-                            table, items)
-        if count >= 0:
-            return items, count
-        size *= 4
+        got = deltas_fill(c, p, n, tc, H, scal, stl, cown, bown, nst, G, bu_in, cfix, sub, Dfix, Rfix, work, filt,
+                          table, items)
+        if got >= 0:
+            return got, table, items
+        big, bitems = new_table(4 * table.shape[0])
+        kept = np.int64(0)
+        for i in range(work[DW_COUNT]):
+            kept = set_add(big, bitems, kept, items[i])
+        table = big
+        items = bitems
+
+
+@jit
+def colour_deltas_each(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, nbu: int,
+                       cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
+    """:func:`colour_deltas` for ``bu_in`` = 0 .. nbu - 1 (nbu = 1 but for yellow), one list after
+    the other: (keys, ``starts``: those of ``bu_in`` are ``keys[starts[bu_in]:starts[bu_in + 1]]``).
+    Enumerated once, before the retries of the set the steps fill (:func:`backward_fill`,
+    :func:`join_fill`)."""
+    starts = np.zeros(nbu + 1, dtype=np.int64)
+    if nbu == 1:
+        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
+                               work)
+        starts[1] = nd
+        return dl, starts
+    flat = np.empty(16, dtype=np.int64)
+    for bu_in in range(nbu):
+        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
+                               Rfix, work)
+        flat = grow(flat, starts[bu_in] + nd)
+        copy_range(flat, starts[bu_in], dl, 0, nd)
+        starts[bu_in + 1] = starts[bu_in] + nd
+    return flat, starts
 
 
 @jit
 def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
-                cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray, table: np.ndarray,
-                items: np.ndarray) -> int:
+                cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray, filt: np.ndarray,
+                table: np.ndarray, items: np.ndarray) -> int:
     """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
     carted, how often the cart and the barge of c are used, the scales, whether the stall of c
     replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
     Keeps those giving the amounts decided for c (all when c < cfix, those before the pending one
     when c == cfix). For yellow (the last colour: it pays the canals left with wheat) ``bu_in`` is
-    the barges used before it. ``work``: 4 * MAX_PLAYERS int64 of scratch. Fills the set
-    ``table`` / ``items``; returns how many keys, or -1 when it had no room."""
+    the barges used before it.
+
+    A step's key is its delta key times ``K_TAG``. With a filter (``filt``, a set of delta keys;
+    empty: none) only the steps whose delta key is in it count, and each adds its tag instead: the
+    amounts it gives for c (the payer's total, then each receipt by rr, 8 bits each): so the
+    pending colour's outcomes are found from the steps that join (:func:`colour_outcomes_cached`)
+    without a set of every (step, tag) pair, tens of thousands in the slowest payments.
+
+    ``work``: ``DWORK_LEN`` int64 of scratch; ``work[DW_RESUME]`` 0 for a fresh enumeration,
+    ``work[DW_COUNT]`` the keys in the set ``table`` / ``items`` (on a resume: those of the
+    enumeration so far). Returns how many keys the set holds, or -1 when it had no room, with
+    where to resume and how many keys it holds in ``work``."""
     m = tc[TC_M]
     w = tc[TC_W]
     ne = tc[c]
@@ -230,14 +289,17 @@ def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown
     vmax = min(left, cap) if bown[c] >= 0 else 0
     rel_c = (cown[c] - p + n) % n  # receiver of the cart's / barge's good (0: the payer's own: supply)
     rel_b = (bown[c] - p + n) % n
-    for i in range(4 * MAX_PLAYERS):
-        work[i] = 0
+    resume = work[DW_RESUME]
+    count = work[DW_COUNT]
+    if resume == 0:
+        for i in range(4 * MAX_PLAYERS):
+            work[i] = 0
+    filtered = filt.shape[0] > 0
     R = work[0:MAX_PLAYERS]
     X = work[MAX_PLAYERS: 2 * MAX_PLAYERS]
     XM = work[2 * MAX_PLAYERS: 3 * MAX_PLAYERS]
     tq = work[3 * MAX_PLAYERS: 4 * MAX_PLAYERS]
-    count = 0
-    for te in range(ne + 1):
+    for te in range(max(resume - 1, 0), ne + 1):
         while True:  # every split of the fields with other players' workers into carted / not
             carted = te
             for rr in range(1, n):
@@ -292,16 +354,24 @@ def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown
                                     if d < n:
                                         db = (1 if a == d else 0) - X[d]
                                     dbv |= np.int64(db + 8) << np.int64(4 * d)
-                                tag = np.int64(0)
-                                if c == cfix:
-                                    tag = np.int64(D)
-                                    for rr in range(1, n):
-                                        tag |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << np.int64(8 * rr)
                                 bu_field = bu_in if c == YELLOW else v
-                                key = ((np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv) * K_TAG + tag
-                                count = set_put(table, items, count, key)
-                                if count < 0:
+                                key = (np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv
+                                if filtered:
+                                    if set_contains(filt, key):
+                                        key = np.int64(D)
+                                        for rr in range(1, n):
+                                            key |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << \
+                                                np.int64(8 * rr)
+                                    else:
+                                        key = np.int64(-1)
+                                else:
+                                    key *= K_TAG
+                                nc = count if key < 0 else set_put(table, items, count, key)
+                                if nc < 0:
+                                    work[DW_RESUME] = te + 1
+                                    work[DW_COUNT] = count
                                     return -1
+                                count = nc
                             # the next X in odometer order (X[0] fastest) whose sum is at most nst: the
                             # others are never kept, and once a digit would take the sum past nst,
                             # so would every later value of it
@@ -532,9 +602,10 @@ def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray,
     """Add to the set ``table`` / ``prv`` (``cnt`` keys so far) the labels before colour c from
     which one of its steps ``dl[:nd]`` (for yellow: those with ``bu_in`` barges used before it)
     reaches a label of ``back[:nb]``, kept when the colours before c can have made them. Returns the
-    new count, or -1 when it had no room (:func:`set_put`). The same set either way: pair by pair
-    below, or by :func:`backward_shifted` when there are many pairs (the order of the keys in
-    ``prv`` differs; nothing reads it as more than a set)."""
+    new count, or -1 when it had no room (:func:`set_put`), and the set: (count, table, prv). The
+    same set either way: pair by pair below, or by :func:`backward_shifted` when there are many
+    pairs, which moves the set into a bigger table itself when it needs one (the order of the keys
+    in ``prv`` differs; nothing reads it as more than a set)."""
     # the steps grouped by their stall balances: the balance bounds are tested once a group
     ng, gdb, gstart, mfb, mbu = group_steps(dl, nd)
     lo_fb = 64 - cart_lt[c]
@@ -569,8 +640,8 @@ def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray,
                     continue
                 cnt = set_put(table, prv, cnt, (fb * K_BU + bu) * K_B + bv)
                 if cnt < 0:
-                    return -1
-    return cnt
+                    return cnt, table, prv
+    return cnt, table, prv
 
 
 @jit
@@ -612,8 +683,13 @@ def shift128(lo: np.uint64, hi: np.uint64, t: int):
 
 @jit
 def low_bit_index(x: np.uint64) -> int:
-    """The index of the lowest set bit of x (x != 0): the bits below it counted (SWAR popcount)."""
-    v = (x & (~x + np.uint64(1))) - np.uint64(1)
+    """The index of the lowest set bit of x (x != 0): the bits below it counted."""
+    return bit_count((x & (~x + np.uint64(1))) - np.uint64(1))
+
+
+@jit
+def bit_count(v: np.uint64) -> int:
+    """The set bits of v (SWAR: the rules also run without numba)."""
     v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
     v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
     v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -646,11 +722,13 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
     one group share their stall balances: so for each distinct stall-balance word of the labels
     after, a bitmap over (barges used, cart balance) of those labels (128 bits per barge count) is
     shifted by each member of each group and OR-ed into the bitmap of the balances before. Each
-    key is then inserted once. Needs the cart balance bounds ``lo_fb .. hi_fb`` within 0 .. 127."""
+    key is then inserted once, into a table big enough for all of them (the set moved into a bigger
+    one when needed, so the shifts are never redone). Needs the cart balance bounds ``lo_fb ..
+    hi_fb`` within 0 .. 127. Returns (count, table, prv)."""
     yellow = c == YELLOW
     orows = barge_lt[c] + 1  # barges used before c: 0 .. barge_lt[c]
     if yellow and (bu_in < 0 or bu_in >= orows):
-        return cnt
+        return cnt, table, prv
     # the distinct stall-balance words of the labels after, and each one's bitmap
     lrows = 1
     if not yellow:
@@ -713,6 +791,20 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
             mlo |= np.uint64(1) << np.uint64(fb)
         else:
             mhi |= np.uint64(1) << np.uint64(fb - 64)
+    new = 0
+    for o in range(nout):
+        for r in range(orows):
+            new += bit_count(out[2 * (orows * o + r)] & mlo) + bit_count(out[2 * (orows * o + r) + 1] & mhi)
+    if 2 * (cnt + new) > table.shape[0]:
+        size = table.shape[0]
+        while 2 * (cnt + new) > size:
+            size *= 4
+        big, bprv = new_table(size)
+        kept = np.int64(0)
+        for i in range(cnt):
+            kept = set_add(big, bprv, kept, prv[i])
+        table = big
+        prv = bprv
     for o in range(nout):
         bv = obv[o]
         for r in range(orows):
@@ -721,39 +813,26 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
                 while x != np.uint64(0):
                     fb = 64 * half + low_bit_index(x)
                     x &= x - np.uint64(1)
-                    cnt = set_put(table, prv, cnt, (np.int64(fb) * K_BU + r) * K_B + bv)
-                    if cnt < 0:
-                        return -1
-    return cnt
+                    cnt = set_add(table, prv, cnt, (np.int64(fb) * K_BU + r) * K_B + bv)
+    return cnt, table, prv
 
 
 @jit
-def join_fill(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int, n: int,
-              m: int, bu_in: int, yellow: bool, found: np.ndarray, tuples: np.ndarray, nt: int) -> int:
-    """Add to the set ``found`` / ``tuples`` (``nt`` so far) the tags of the pending colour's steps
-    ``dl[:nd]`` with which a label of ``fwd[:nf]`` reaches the set ``done`` (its keys
-    ``back[:nb]``), in the order of the steps. Returns the new count, or -1 when it had no room."""
+def join_flags(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int, n: int,
+               m: int, bu_in: int, yellow: bool) -> np.ndarray:
+    """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which a label of ``fwd[:nf]``
+    reaches the set ``done`` (its keys ``back[:nb]``)."""
     if nb < nd:
         # fewer labels after than steps: for each (label before, label after) the one step that
         # joins them (label_plus inverted), looked up among the steps, then checked as below
-        ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, yellow)
-        for j in range(nd):
-            if ok[j]:
-                nt = set_put(found, tuples, nt, dl[j] % K_TAG)
-                if nt < 0:
-                    return -1
-        return nt
+        return join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, yellow)
+    ok = np.zeros(nd, dtype=np.int8)
     for j in range(nd):
-        t = dl[j] % K_TAG
-        if set_contains(found, t):
-            continue
         for i in range(nf):
             if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, yellow):
-                nt = set_put(found, tuples, nt, t)
-                if nt < 0:
-                    return -1
+                ok[j] = 1
                 break
-    return nt
+    return ok
 
 
 @jit
@@ -793,7 +872,7 @@ def new_back_cache() -> np.ndarray:
 SM_DFIX = 0
 SM_RFIX = SM_DFIX + NUM_COLOURS
 SM_DWORK = SM_RFIX + NUM_COLOURS * MAX_PLAYERS
-SM_ST_LT = SM_DWORK + 4 * MAX_PLAYERS
+SM_ST_LT = SM_DWORK + DWORK_LEN
 SM_REC_LT = SM_ST_LT + NUM_COLOURS + 1
 SM_FLD_LT = SM_REC_LT + (NUM_COLOURS + 1) * MAX_PLAYERS
 SM_CART_LT = SM_FLD_LT + NUM_COLOURS + 1
@@ -831,7 +910,7 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     small = np.zeros(SMALL_LEN, dtype=np.int64)
     Dfix = small[SM_DFIX: SM_DFIX + NUM_COLOURS]
     Rfix = small[SM_RFIX: SM_RFIX + NUM_COLOURS * MAX_PLAYERS]
-    dwork = small[SM_DWORK: SM_DWORK + 4 * MAX_PLAYERS]  # colour_deltas' scratch
+    dwork = small[SM_DWORK: SM_DWORK + DWORK_LEN]  # colour_deltas' scratch
     for c in range(NUM_COLOURS):
         for r in range(SUPPLY + 1):
             Dfix[c] += state[AGG + NUM_COLOURS * r + c]
@@ -897,17 +976,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     if bcnt[7] <= cfix + 1:  # kept from a call before: rebuild the set
         off = bcnt[cfix + 1]
         nb = bcnt[8 + cfix + 1]
-        size = np.int64(64)
-        while True:
-            done, back = new_table(size)
-            cnt = np.int64(0)
-            for i in range(nb):
-                cnt = set_put(done, back, cnt, bl[off + i])
-                if cnt < 0:
-                    break
-            if cnt >= 0:
-                break
-            size *= 4
+        done, back = new_table(table_size(nb))  # room for them all: the kept labels are distinct
+        cnt = np.int64(0)
+        for i in range(nb):
+            cnt = set_add(done, back, cnt, bl[off + i])
         nb = cnt
         lo_c = cfix + 1
     else:
@@ -926,14 +998,16 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         size = np.int64(64)
         while size < 4 * nb:  # room for twice the labels after: the layers tend to grow downwards
             size *= 2
+        nbu = m + 1 if c == YELLOW else 1
+        dls, starts = colour_deltas_each(c, p, n, tc, H, scal, stl, cown, bown, nst, G, nbu, cfix, sub, Dfix, Rfix,
+                                         dwork)
         while True:
             table, prv = new_table(size)
             cnt = np.int64(0)
-            for bu_in in range(m + 1 if c == YELLOW else 1):
-                dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
-                                       Dfix, Rfix, dwork)
-                cnt = backward_fill(back, nb, c, bu_in, dl, nd, n, nst, rec_lt, st_lt, barge_lt, fld_lt, cart_lt,
-                                    table, prv, cnt)
+            for bu_in in range(nbu):
+                cnt, table, prv = backward_fill(back, nb, c, bu_in, dls[starts[bu_in]:],
+                                                starts[bu_in + 1] - starts[bu_in], n, nst, rec_lt, st_lt, barge_lt,
+                                                fld_lt, cart_lt, table, prv, cnt)
                 if cnt < 0:
                     break
             if cnt >= 0:
@@ -945,20 +1019,29 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         bl, nl = keep_layer(bl, bcnt, nl, c, back, nb)
     if lo_c == NUM_COLOURS:
         bcnt[7] = cfix + 1
-    # the pending colour's steps joining the two
-    size = np.int64(16)
-    while True:
-        found, tuples = new_table(size)
-        nt = np.int64(0)
-        for bu_in in range(m + 1 if cfix == YELLOW else 1):
-            dl, nd = colour_deltas(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
-                                   Dfix, Rfix, dwork)
-            nt = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt)
-            if nt < 0:
-                break
-        if nt >= 0:
-            break
-        size *= 4
+    # the pending colour's steps joining the two: its distinct steps, those that join, then the
+    # tags of the steps with those delta keys (the enumeration again, filtered), in its order
+    nbu = m + 1 if cfix == YELLOW else 1
+    dls, starts = colour_deltas_each(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, nbu, cfix, sub, Dfix, Rfix,
+                                     dwork)
+    found, tuples = new_table(16)
+    nt = np.int64(0)
+    for bu_in in range(nbu):
+        s0 = starts[bu_in]
+        nd = starts[bu_in + 1] - s0
+        ok = join_flags(fwd, nf, back, nb, done, dls[s0:], nd, n, m, bu_in, cfix == YELLOW)
+        nok = np.int64(0)
+        for j in range(nd):
+            nok += ok[j]
+        if nok == 0:
+            continue
+        filt, fkeys = new_table(table_size(nok))
+        k = np.int64(0)
+        for j in range(nd):
+            if ok[j]:
+                k = set_add(filt, fkeys, k, dls[s0 + j] // K_TAG)
+        nt, found, tuples = deltas_into(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
+                                        Dfix, Rfix, dwork, filt, found, tuples, nt)
     return tuples, nt, bl, bcnt
 
 
