@@ -5,6 +5,10 @@ minus every step of the colour, kept within the bounds of what the colours befor
 With many (label, step) pairs it shifts bitmaps instead of inserting pair by pair
 (:func:`~cultivo_env.rules.outcomes.backward_shifted`); both must give the set that the pair-by-pair
 definition below gives, on random labels and steps of both sizes, for a plain colour and for yellow.
+The sets these searches fill grow without redoing work: the shifted path moves its set into a
+table big enough for its keys, and a colour's steps (:func:`~cultivo_env.rules.outcomes.deltas_into`)
+resume their enumeration after the set grew, in the order of one uninterrupted enumeration; the
+pending colour's amounts come from that enumeration filtered by the steps that join.
 """
 
 from __future__ import annotations
@@ -124,3 +128,107 @@ def test_shift128(t):
     lo, hi = O.shift128(np.uint64(v & (2**64 - 1)), np.uint64(v >> 64), t)
     want = (v << t if t >= 0 else v >> -t) & (2**128 - 1)
     assert (int(hi) << 64 | int(lo)) == want
+
+
+@pytest.mark.parametrize("x", [0, 1, 3, 0xFF, 1 << 63, 0xFFFF_FFFF_FFFF_FFFF, 0x8000_0000_0000_0001])
+def test_bit_count(x):
+    assert O.bit_count(np.uint64(x)) == bin(x).count("1")
+
+
+def test_backward_shifted_moves_a_small_set_into_a_table_big_enough_for_it():
+    """With many pairs the keys are counted after the shifts and the set (with the key it held
+    already) moves into a bigger table once: no -1, so the caller never redoes the shifts. Pair by
+    pair, a table too small still answers -1 (the caller retries with a bigger one)."""
+    rng = np.random.default_rng(11)
+    back, dl, b = random_case(rng, 300, 200)
+    args = (np.int64(MAX_PLAYERS), np.int64(b["nst"]), b["rec_lt"], b["st_lt"], b["barge_lt"], b["fld_lt"],
+            b["cart_lt"])
+    want = backward_reference(back, 2, 0, dl, b["nst"], *args[2:])
+    assert len(want) > 8, "more keys than the small table holds"
+    held = (1 * O.K_BU + 0) * O.K_B + 0x8888  # a key the search cannot reach (cart balance 1)
+    assert held not in want
+    table, prv = O.new_table(np.int64(16))
+    O.set_add(table, prv, np.int64(0), np.int64(held))
+    cnt, table, prv = O.backward_fill(back, np.int64(back.size), np.int64(2), np.int64(0), dl, np.int64(dl.size),
+                                      *args, table, prv, np.int64(1))
+    assert cnt == len(want) + 1 and table.shape[0] >= 2 * cnt
+    assert set(prv[:cnt].tolist()) == want | {held}
+    assert all(O.set_contains(table, np.int64(k)) for k in want | {held})
+    small_back, small_dl, b = random_case(np.random.default_rng(5), 20, 150)
+    args = (np.int64(MAX_PLAYERS), np.int64(b["nst"]), b["rec_lt"], b["st_lt"], b["barge_lt"], b["fld_lt"],
+            b["cart_lt"])
+    assert len(backward_reference(small_back, 2, 0, small_dl, b["nst"], *args[2:])) > 8
+    table, prv = O.new_table(np.int64(16))
+    cnt, _, _ = O.backward_fill(small_back, np.int64(small_back.size), np.int64(2), np.int64(0), small_dl,
+                                np.int64(small_dl.size), *args, table, prv, np.int64(0))
+    assert cnt == -1
+
+
+def payment_inputs():
+    """A colour (1) with 4 fields free of workers, one with each other seat's worker, 2 canals, the
+    scales of colour 1, stalls of colours 0, 1 and 3, colour 1's cart owned by seat 2 and its barge
+    by seat 1, payer seat 0 of 4, 5 goods of each colour; the pending colour is 0, so colour 1's
+    steps are not filtered by amounts."""
+    n = 4
+    tc = np.zeros(O.TC_LEN, dtype=np.int64)
+    tc[1] = 4
+    for rr in range(1, n):
+        tc[O.TC_Q + MAX_PLAYERS * 1 + rr] = 1
+    tc[O.TC_M] = 2
+    H = np.full(NUM_COLOURS, 5, dtype=np.int64)
+    scal = np.zeros(NUM_COLOURS, dtype=np.int64)
+    scal[1] = 1
+    stl = np.array([1, 1, 0, 1, 0, 0], dtype=np.int64)
+    cown = np.full(NUM_COLOURS, -1, dtype=np.int64)
+    cown[1] = 2
+    bown = np.full(NUM_COLOURS, -1, dtype=np.int64)
+    bown[1] = 1
+    fix = (np.zeros(NUM_COLOURS, dtype=np.int64), np.zeros(NUM_COLOURS * MAX_PLAYERS, dtype=np.int64))
+    return (np.int64(1), np.int64(0), np.int64(n), tc, H, scal, stl, cown, bown, np.int64(int(stl.sum())),
+            np.int64(7), np.int64(0), np.int64(0), np.int64(0), *fix)
+
+
+def test_deltas_resume_after_growing_in_the_order_of_one_enumeration():
+    """colour_deltas starts with room for 64 keys, grows and resumes: it gives the keys, in their
+    order, that one enumeration into a table big enough from the start gives."""
+    args = payment_inputs()
+    work = np.zeros(O.DWORK_LEN, dtype=np.int64)
+    keys, count = O.colour_deltas(*args, work)
+    table, items = O.new_table(np.int64(1 << 16))
+    big_count, _, big_items = O.deltas_into(*args, np.zeros(O.DWORK_LEN, dtype=np.int64),
+                                            np.empty(0, dtype=np.int64), table, items, np.int64(0))
+    assert count > 4 * 64, "the set grew at least twice"
+    assert count == big_count
+    assert keys[:count].tolist() == big_items[:count].tolist()
+    assert len(set(keys[:count].tolist())) == count
+    assert all(k % int(O.K_TAG) == 0 for k in keys[:count].tolist()), "unfiltered: steps without tags"
+
+
+def test_filtered_deltas_give_the_tags_of_the_steps_let_through():
+    """With a filter, the enumeration adds the tags (amounts) of the steps whose delta key is in it,
+    once each: every step has a tag; a filter of several steps gives the union of their tags; a
+    delta key no step has gives none."""
+    args = payment_inputs()
+    keys, count = O.colour_deltas(*args, np.zeros(O.DWORK_LEN, dtype=np.int64))
+    dks = sorted({int(k) // int(O.K_TAG) for k in keys[:count]})
+
+    def tags(subset):
+        filt, fkeys = O.new_table(O.table_size(np.int64(len(subset))))
+        k = np.int64(0)
+        for dk in subset:
+            k = O.set_add(filt, fkeys, k, np.int64(dk))
+        found, tuples = O.new_table(np.int64(16))
+        nt, _, tuples = O.deltas_into(*args, np.zeros(O.DWORK_LEN, dtype=np.int64), filt, found, tuples,
+                                      np.int64(0))
+        got = tuples[:nt].tolist()
+        assert len(set(got)) == nt
+        return set(got)
+
+    picked = dks[:: max(1, len(dks) // 12)]
+    single = {dk: tags([dk]) for dk in picked}
+    assert all(single.values()), "every step has a tag"
+    assert len({frozenset(t) for t in single.values()}) > 1, "the steps differ in their tags"
+    assert tags(picked) == set().union(*single.values())
+    assert tags([dks[-1] + 1]) == set()
+    for t in tags(dks):
+        assert 0 <= t < 1 << 32
