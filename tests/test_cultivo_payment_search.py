@@ -168,35 +168,34 @@ def payment_inputs():
     """A colour (1) with 4 fields free of workers, one with each other seat's worker, 2 canals, the
     scales of colour 1, stalls of colours 0, 1 and 3, colour 1's cart owned by seat 2 and its barge
     by seat 1, payer seat 0 of 4, 5 goods of each colour; the pending colour is 0, so colour 1's
-    steps are not filtered by amounts."""
+    steps are not filtered by amounts. Returns the arguments of ``colour_deltas`` (c, p, n, nst, G,
+    bu_in, cfix, sub, the small array ``sm``)."""
     n = 4
-    tc = np.zeros(O.TC_LEN, dtype=np.int64)
-    tc[1] = 4
+    sm = np.zeros(O.SMALL_LEN, dtype=np.int64)
+    sm[O.SM_TC + 1] = 4
     for rr in range(1, n):
-        tc[O.TC_Q + MAX_PLAYERS * 1 + rr] = 1
-    tc[O.TC_M] = 2
-    H = np.full(NUM_COLOURS, 5, dtype=np.int64)
-    scal = np.zeros(NUM_COLOURS, dtype=np.int64)
-    scal[1] = 1
-    stl = np.array([1, 1, 0, 1, 0, 0], dtype=np.int64)
-    cown = np.full(NUM_COLOURS, -1, dtype=np.int64)
-    cown[1] = 2
-    bown = np.full(NUM_COLOURS, -1, dtype=np.int64)
-    bown[1] = 1
-    fix = (np.zeros(NUM_COLOURS, dtype=np.int64), np.zeros(NUM_COLOURS * MAX_PLAYERS, dtype=np.int64))
-    return (np.int64(1), np.int64(0), np.int64(n), tc, H, scal, stl, cown, bown, np.int64(int(stl.sum())),
-            np.int64(7), np.int64(0), np.int64(0), np.int64(0), *fix)
+        sm[O.SM_TC + O.TC_Q + MAX_PLAYERS * 1 + rr] = 1
+    sm[O.SM_TC + O.TC_M] = 2
+    sm[O.SM_H: O.SM_H + NUM_COLOURS] = 5
+    sm[O.SM_SCAL + 1] = 1
+    stl = [1, 1, 0, 1, 0, 0]
+    sm[O.SM_STL: O.SM_STL + NUM_COLOURS] = stl
+    sm[O.SM_COWN: O.SM_COWN + NUM_COLOURS] = -1
+    sm[O.SM_COWN + 1] = 2
+    sm[O.SM_BOWN: O.SM_BOWN + NUM_COLOURS] = -1
+    sm[O.SM_BOWN + 1] = 1
+    return (np.int64(1), np.int64(0), np.int64(n), np.int64(sum(stl)), np.int64(7), np.int64(0), np.int64(0),
+            np.int64(0), sm)
 
 
 def test_deltas_resume_after_growing_in_the_order_of_one_enumeration():
     """colour_deltas starts with room for 64 keys, grows and resumes: it gives the keys, in their
     order, that one enumeration into a table big enough from the start gives."""
     args = payment_inputs()
-    work = np.zeros(O.DWORK_LEN, dtype=np.int64)
-    keys, count = O.colour_deltas(*args, work)
+    keys, count = O.colour_deltas(*args)
     table, items = O.new_table(np.int64(1 << 16))
-    big_count, _, big_items = O.deltas_into(*args, np.zeros(O.DWORK_LEN, dtype=np.int64),
-                                            np.empty(0, dtype=np.int64), table, items, np.int64(0))
+    big_count, _, big_items = O.deltas_into(*payment_inputs(), np.int64(O.TAGS_NONE), np.empty(0, dtype=np.int64),
+                                            table, items, np.int64(0), np.int64(1 << 16))
     assert count > 4 * 64, "the set grew at least twice"
     assert count == big_count
     assert keys[:count].tolist() == big_items[:count].tolist()
@@ -209,7 +208,7 @@ def test_filtered_deltas_give_the_tags_of_the_steps_let_through():
     once each: every step has a tag; a filter of several steps gives the union of their tags; a
     delta key no step has gives none."""
     args = payment_inputs()
-    keys, count = O.colour_deltas(*args, np.zeros(O.DWORK_LEN, dtype=np.int64))
+    keys, count = O.colour_deltas(*args)
     dks = sorted({int(k) // int(O.K_TAG) for k in keys[:count]})
 
     def tags(subset):
@@ -218,8 +217,8 @@ def test_filtered_deltas_give_the_tags_of_the_steps_let_through():
         for dk in subset:
             k = O.set_add(filt, fkeys, k, np.int64(dk))
         found, tuples = O.new_table(np.int64(16))
-        nt, _, tuples = O.deltas_into(*args, np.zeros(O.DWORK_LEN, dtype=np.int64), filt, found, tuples,
-                                      np.int64(0))
+        nt, _, tuples = O.deltas_into(*args, np.int64(O.TAGS_FILTERED), filt, found, tuples, np.int64(0),
+                                      np.int64(1 << 40))
         got = tuples[:nt].tolist()
         assert len(set(got)) == nt
         return set(got)
@@ -232,3 +231,37 @@ def test_filtered_deltas_give_the_tags_of_the_steps_let_through():
     assert tags([dks[-1] + 1]) == set()
     for t in tags(dks):
         assert 0 <= t < 1 << 32
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_both_ways_of_joining_give_the_same_outcomes_in_the_same_order(n):
+    """The pending colour's outcomes come from its tagged steps, or, when those would need a table
+    bigger than ``tagged_max``, from its distinct steps that join and a filtered enumeration. At
+    every payment decision of random games the second way (``tagged_max`` 0) gives the tuples the
+    first gives (no limit), in the same order (the order is kept in the state)."""
+    from cultivo_env import layout as L
+    from cultivo_env.game import GAME
+    from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
+
+    K = GAME.kernels
+    params = GAME.make_params(n)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(40 + n)
+    compared = several = 0
+    for g in range(2):
+        K.init(state, params, 500 + 10 * n + g)
+        while not state[H_TERMINAL]:
+            count = K.legal_mask(state, mask)
+            if state[H_PHASE] == L.PH_PAY:
+                p = np.int64(state[H_CURRENT])
+                got = []
+                for tagged_max in (0, 1 << 40):
+                    tuples, nt, _, _ = O.colour_outcomes_cached(state, p, np.empty(16, dtype=np.int64),
+                                                                O.new_back_cache(), np.int64(tagged_max))
+                    got.append(tuples[:nt].tolist())
+                assert got[0] == got[1]
+                compared += 1
+                several += len(got[1]) > 1
+            K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
+    assert compared >= 20 and several >= 5, (compared, several)

@@ -274,6 +274,7 @@ from cultivo_env.rules.outcomes import (
     deltas_into,
     forward_fill,
     group_steps,
+    join_fill,
     join_flags,
     join_ok,
     join_steps,

@@ -30,7 +30,7 @@ from cultivo_env.layout import (
     WORKER,
     YELLOW,
 )
-from cultivo_env.rules.accessors import copy_range, grow, pay_context, place_of
+from cultivo_env.rules.accessors import copy_range, grow, place_of, write_context
 from cultivo_env.rules.travel import travel_wheat
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import jit
@@ -185,6 +185,16 @@ def set_put(table: np.ndarray, items: np.ndarray, count: int, key: np.int64) -> 
     return set_add(table, items, count, key)
 
 
+@jit
+def set_moved(table: np.ndarray, items: np.ndarray, count: int, size: int):
+    """The set's ``count`` keys in a new table of ``size``: (table, items)."""
+    big, bitems = new_table(size)
+    kept = np.int64(0)
+    for i in range(count):
+        kept = set_add(big, bitems, kept, items[i])
+    return big, bitems
+
+
 #: keys of :func:`colour_outcomes`. A label: free cart balance + 64 (7 bits), barges used (6 bits),
 #: each receiver's stall balance + 8 (4 bits each, the supply first). A colour's step is a delta
 #: packed the same way (its barge uses; for yellow, the barges used before it), times ``K_TAG``,
@@ -196,63 +206,97 @@ K_BU = 64
 K_B0 = 0x8888  # every stall balance 0
 
 
-#: :func:`deltas_fill`'s scratch (``work``): R, X, XM, tq (MAX_PLAYERS each), then where to resume
-DW_RESUME = 4 * MAX_PLAYERS  # 0: a fresh enumeration; te + 1: resume at te with the tq in ``work``
+#: :func:`deltas_fill`'s scratch: R, X, XM, tq (MAX_PLAYERS each), then where to resume
+DW_RESUME = 4 * MAX_PLAYERS  # 0: a fresh enumeration; te + 1: resume at te with the tq kept
 DW_COUNT = DW_RESUME + 1  # the keys in the set when it ran out of room
 DWORK_LEN = DW_COUNT + 1
 
+#: the small arrays of :func:`colour_outcomes_cached` at these offsets of one (``sm``), so that
+#: :func:`deltas_fill` and its callers, called for every colour, take one array instead of a dozen
+#: (numba counts the references of every array a function binds or slices, at every call): the
+#: travel's counts (``TC_*``), the payer's context (:func:`write_context`: goods, own scales and
+#: stalls, the owner of each cart and barge), the amounts decided, deltas_fill's scratch, and the
+#: bounds of what the colours before / from c can have done
+SM_TC = 0
+SM_H = SM_TC + TC_LEN
+SM_SCAL = SM_H + NUM_COLOURS
+SM_STL = SM_SCAL + NUM_COLOURS
+SM_COWN = SM_STL + NUM_COLOURS
+SM_BOWN = SM_COWN + NUM_COLOURS
+SM_DFIX = SM_BOWN + NUM_COLOURS
+SM_RFIX = SM_DFIX + NUM_COLOURS
+SM_DWORK = SM_RFIX + NUM_COLOURS * MAX_PLAYERS
+SM_R = SM_DWORK
+SM_X = SM_R + MAX_PLAYERS
+SM_XM = SM_X + MAX_PLAYERS
+SM_TQ = SM_XM + MAX_PLAYERS
+SM_ST_LT = SM_DWORK + DWORK_LEN
+SM_REC_LT = SM_ST_LT + NUM_COLOURS + 1
+SM_FLD_LT = SM_REC_LT + (NUM_COLOURS + 1) * MAX_PLAYERS
+SM_CART_LT = SM_FLD_LT + NUM_COLOURS + 1
+SM_BARGE_LT = SM_CART_LT + NUM_COLOURS + 1
+SM_ST_GE = SM_BARGE_LT + NUM_COLOURS + 1
+SM_REC_GE = SM_ST_GE + NUM_COLOURS + 1
+SM_FLD_GE = SM_REC_GE + (NUM_COLOURS + 1) * MAX_PLAYERS
+SM_CART_GE = SM_FLD_GE + NUM_COLOURS + 1
+SMALL_LEN = SM_CART_GE + NUM_COLOURS + 1
+
+
+#: what :func:`deltas_fill` puts in its set for a step: its delta key (times ``K_TAG``); that plus
+#: its tag; or, for a step whose delta key is in the filter, its tag alone
+TAGS_NONE = 0
+TAGS_ALL = 1
+TAGS_FILTERED = 2
+#: the pending colour's tagged steps are listed in a set of at most this size (keys / 2); past it the
+#: join takes its outcomes from the steps that join and a filtered enumeration
+JOIN_TAGGED_TABLE = 8192
+
 
 @jit
-def colour_deltas(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
-                  cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
-    """The distinct steps of colour c (:func:`deltas_fill`, without a filter): (keys, how many)."""
+def colour_deltas(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int, sub: int, sm: np.ndarray):
+    """The distinct steps of colour c without tags (:func:`deltas_fill`): (keys, how many)."""
     table, items = new_table(128)
-    count, table, items = deltas_into(c, p, n, tc, H, scal, stl, cown, bown, nst, G, bu_in, cfix, sub, Dfix, Rfix,
-                                      work, np.empty(0, dtype=np.int64), table, items, np.int64(0))
+    count, table, items = deltas_into(c, p, n, nst, G, bu_in, cfix, sub, sm, np.int64(TAGS_NONE),
+                                      np.empty(0, dtype=np.int64), table, items, np.int64(0),
+                                      np.int64(1) << np.int64(40))
     return items, count
 
 
 @jit
-def deltas_into(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
-                cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray, filt: np.ndarray,
-                table: np.ndarray, items: np.ndarray, count: int):
+def deltas_into(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int, sub: int, sm: np.ndarray, mode: int,
+                filt: np.ndarray, table: np.ndarray, items: np.ndarray, count: int, max_size: int):
     """:func:`deltas_fill` into the set ``table`` / ``items`` (``count`` keys so far): (the new
-    count, table, items). When the set runs out of room it is copied into one 4 times bigger and
-    the enumeration resumes where it stopped (at the split of the fields it was in: the keys it
-    finds again are already there), so the keys come in the order of one uninterrupted
-    enumeration."""
-    work[DW_RESUME] = 0
-    work[DW_COUNT] = count
+    count, table, items); a count of -1 when the set would need a table bigger than ``max_size``.
+    When the set runs out of room it is copied into one 4 times bigger and the enumeration resumes
+    where it stopped (at the split of the fields it was in: the keys it finds again are already
+    there), so the keys come in the order of one uninterrupted enumeration."""
+    if table.shape[0] > max_size:
+        return np.int64(-1), table, items
+    sm[SM_DWORK + DW_RESUME] = 0
+    sm[SM_DWORK + DW_COUNT] = count
     while True:
-        got = deltas_fill(c, p, n, tc, H, scal, stl, cown, bown, nst, G, bu_in, cfix, sub, Dfix, Rfix, work, filt,
-                          table, items)
+        got = deltas_fill(c, p, n, nst, G, bu_in, cfix, sub, sm, mode, filt, table, items)
         if got >= 0:
             return got, table, items
-        big, bitems = new_table(4 * table.shape[0])
-        kept = np.int64(0)
-        for i in range(work[DW_COUNT]):
-            kept = set_add(big, bitems, kept, items[i])
-        table = big
-        items = bitems
+        if 4 * table.shape[0] > max_size:
+            return np.int64(-1), table, items
+        table, items = set_moved(table, items, sm[SM_DWORK + DW_COUNT], 4 * table.shape[0])
 
 
 @jit
-def colour_deltas_each(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, nbu: int,
-                       cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray):
+def colour_deltas_each(c: int, p: int, n: int, nst: int, G: int, nbu: int, cfix: int, sub: int, sm: np.ndarray):
     """:func:`colour_deltas` for ``bu_in`` = 0 .. nbu - 1 (nbu = 1 but for yellow), one list after
     the other: (keys, ``starts``: those of ``bu_in`` are ``keys[starts[bu_in]:starts[bu_in + 1]]``).
     Enumerated once, before the retries of the set the steps fill (:func:`backward_fill`,
     :func:`join_fill`)."""
     starts = np.zeros(nbu + 1, dtype=np.int64)
     if nbu == 1:
-        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
-                               work)
+        dl, nd = colour_deltas(c, p, n, nst, G, np.int64(0), cfix, sub, sm)
         starts[1] = nd
         return dl, starts
     flat = np.empty(16, dtype=np.int64)
     for bu_in in range(nbu):
-        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub, Dfix,
-                               Rfix, work)
+        dl, nd = colour_deltas(c, p, n, nst, G, np.int64(bu_in), cfix, sub, sm)
         flat = grow(flat, starts[bu_in] + nd)
         copy_range(flat, starts[bu_in], dl, 0, nd)
         starts[bu_in + 1] = starts[bu_in] + nd
@@ -260,9 +304,8 @@ def colour_deltas_each(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cow
 
 
 @jit
-def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown, nst: int, G: int, bu_in: int,
-                cfix: int, sub: int, Dfix: np.ndarray, Rfix: np.ndarray, work: np.ndarray, filt: np.ndarray,
-                table: np.ndarray, items: np.ndarray) -> int:
+def deltas_fill(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int, sub: int, sm: np.ndarray, mode: int,
+                filt: np.ndarray, table: np.ndarray, items: np.ndarray) -> int:
     """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
     carted, how often the cart and the barge of c are used, the scales, whether the stall of c
     replaces a good and at which receiver, how many goods of c the stalls replace at each receiver.
@@ -270,128 +313,126 @@ def deltas_fill(c: int, p: int, n: int, tc: np.ndarray, H, scal, stl, cown, bown
     when c == cfix). For yellow (the last colour: it pays the canals left with wheat) ``bu_in`` is
     the barges used before it.
 
-    A step's key is its delta key times ``K_TAG``. With a filter (``filt``, a set of delta keys;
-    empty: none) only the steps whose delta key is in it count, and each adds its tag instead: the
-    amounts it gives for c (the payer's total, then each receipt by rr, 8 bits each): so the
-    pending colour's outcomes are found from the steps that join (:func:`colour_outcomes_cached`)
-    without a set of every (step, tag) pair, tens of thousands in the slowest payments.
+    A step's key (``mode``): its delta key times ``K_TAG`` (``TAGS_NONE``); plus its tag, the amounts
+    it gives for c: the payer's total, then each receipt by rr, 8 bits each (``TAGS_ALL``); or, with
+    ``TAGS_FILTERED``, only the steps whose delta key is in the set ``filt`` count, each adding its
+    tag alone: so the pending colour's outcomes can be found from the steps that join
+    (:func:`colour_outcomes_cached`) without a set of every (step, tag) pair, tens of thousands in
+    the slowest payments.
 
-    ``work``: ``DWORK_LEN`` int64 of scratch; ``work[DW_RESUME]`` 0 for a fresh enumeration,
-    ``work[DW_COUNT]`` the keys in the set ``table`` / ``items`` (on a resume: those of the
-    enumeration so far). Returns how many keys the set holds, or -1 when it had no room, with
-    where to resume and how many keys it holds in ``work``."""
-    m = tc[TC_M]
-    w = tc[TC_W]
-    ne = tc[c]
-    cap = H[c] + 1 + nst  # no more than this of c is ever paid in a way (scales, stalls)
-    umax = min(G, cap) if cown[c] >= 0 else 0
+    ``sm``: the travel's counts, the payer's context, the amounts decided and the scratch (``SM_*``);
+    ``DW_RESUME`` of the scratch 0 for a fresh enumeration, ``DW_COUNT`` the keys in the set
+    ``table`` / ``items`` (on a resume: those of the enumeration so far). Returns how many keys the
+    set holds, or -1 when it had no room, with where to resume and how many keys it holds in the
+    scratch."""
+    m = sm[SM_TC + TC_M]
+    w = sm[SM_TC + TC_W]
+    ne = sm[SM_TC + c]
+    cap = sm[SM_H + c] + 1 + nst  # no more than this of c is ever paid in a way (scales, stalls)
+    umax = min(G, cap) if sm[SM_COWN + c] >= 0 else 0
     left = m - bu_in if c == YELLOW else m
-    vmax = min(left, cap) if bown[c] >= 0 else 0
-    rel_c = (cown[c] - p + n) % n  # receiver of the cart's / barge's good (0: the payer's own: supply)
-    rel_b = (bown[c] - p + n) % n
-    resume = work[DW_RESUME]
-    count = work[DW_COUNT]
+    vmax = min(left, cap) if sm[SM_BOWN + c] >= 0 else 0
+    rel_c = (sm[SM_COWN + c] - p + n) % n  # receiver of the cart's / barge's good (0: the payer's own: supply)
+    rel_b = (sm[SM_BOWN + c] - p + n) % n
+    resume = sm[SM_DWORK + DW_RESUME]
+    count = sm[SM_DWORK + DW_COUNT]
     if resume == 0:
         for i in range(4 * MAX_PLAYERS):
-            work[i] = 0
-    filtered = filt.shape[0] > 0
-    R = work[0:MAX_PLAYERS]
-    X = work[MAX_PLAYERS: 2 * MAX_PLAYERS]
-    XM = work[2 * MAX_PLAYERS: 3 * MAX_PLAYERS]
-    tq = work[3 * MAX_PLAYERS: 4 * MAX_PLAYERS]
+            sm[SM_DWORK + i] = 0
     for te in range(max(resume - 1, 0), ne + 1):
         while True:  # every split of the fields with other players' workers into carted / not
             carted = te
             for rr in range(1, n):
-                carted += tq[rr]
+                carted += sm[SM_TQ + rr]
             for u in range(umax + 1):
                 for v in range(vmax + 1):
                     S = 2 * (ne - te)
-                    R[0] = 0
+                    sm[SM_R + 0] = 0
                     for rr in range(1, n):
-                        R[rr] = tc[TC_Q + MAX_PLAYERS * c + rr] - tq[rr]
-                        S += R[rr]
+                        sm[SM_R + rr] = sm[SM_TC + TC_Q + MAX_PLAYERS * c + rr] - sm[SM_TQ + rr]
+                        S += sm[SM_R + rr]
                     if u > 0:
                         if rel_c == 0:
                             S += u
                         else:
-                            R[rel_c] += u
+                            sm[SM_R + rel_c] += u
                     if v > 0:
                         if rel_b == 0:
                             S += v
                         else:
-                            R[rel_b] += v
+                            sm[SM_R + rel_b] += v
                     if c == YELLOW:
                         S += 2 * (left - v) + w
-                    if scal[c] and S > 1:
+                    if sm[SM_SCAL + c] and S > 1:
                         S -= 1
-                    R[0] = S
+                    sm[SM_R + 0] = S
                     tot = 0
                     for d in range(n):
-                        tot += R[d]
+                        tot += sm[SM_R + d]
                     if tot > cap:
                         continue
                     for d in range(n):
-                        XM[d] = min(R[d], nst)
-                        X[d] = 0
-                    for a in range(-1, n if stl[c] else 0):
+                        sm[SM_XM + d] = min(sm[SM_R + d], nst)
+                        sm[SM_X + d] = 0
+                    for a in range(-1, n if sm[SM_STL + c] else 0):
                         xs = 0  # the sum of X
                         while True:  # how many goods of c the stalls replace at each receiver
                             D = tot - xs + (1 if a >= 0 else 0)
                             # the stall of c replacing a good of c at its own receiver changes nothing
-                            ok = xs <= nst and D <= H[c] and not (a >= 0 and X[a] > 0)
-                            if ok and (c < cfix or (c == cfix and sub > 0)) and D != Dfix[c]:
+                            ok = xs <= nst and D <= sm[SM_H + c] and not (a >= 0 and sm[SM_X + a] > 0)
+                            if ok and (c < cfix or (c == cfix and sub > 0)) and D != sm[SM_DFIX + c]:
                                 ok = False
                             if ok:
                                 for rr in range(1, n):
+                                    got = sm[SM_R + rr] - sm[SM_X + rr] + (1 if a == rr else 0)
                                     if (c < cfix or (c == cfix and rr < sub)) and \
-                                            R[rr] - X[rr] + (1 if a == rr else 0) != Rfix[MAX_PLAYERS * c + rr]:
+                                            got != sm[SM_RFIX + MAX_PLAYERS * c + rr]:
                                         ok = False
                             if ok:
                                 dbv = np.int64(0)
                                 for d in range(MAX_PLAYERS):
                                     db = 0
                                     if d < n:
-                                        db = (1 if a == d else 0) - X[d]
+                                        db = (1 if a == d else 0) - sm[SM_X + d]
                                     dbv |= np.int64(db + 8) << np.int64(4 * d)
                                 bu_field = bu_in if c == YELLOW else v
                                 key = (np.int64(carted - u + 64) * K_BU + bu_field) * K_B + dbv
-                                if filtered:
-                                    if set_contains(filt, key):
-                                        key = np.int64(D)
-                                        for rr in range(1, n):
-                                            key |= np.int64(R[rr] - X[rr] + (1 if a == rr else 0)) << \
-                                                np.int64(8 * rr)
-                                    else:
-                                        key = np.int64(-1)
+                                tag = np.int64(0)
+                                if mode != TAGS_NONE:
+                                    tag = np.int64(D)
+                                    for rr in range(1, n):
+                                        got = sm[SM_R + rr] - sm[SM_X + rr] + (1 if a == rr else 0)
+                                        tag |= np.int64(got) << np.int64(8 * rr)
+                                if mode == TAGS_FILTERED:
+                                    key = tag if set_contains(filt, key) else np.int64(-1)
                                 else:
-                                    key *= K_TAG
+                                    key = key * K_TAG + tag
                                 nc = count if key < 0 else set_put(table, items, count, key)
                                 if nc < 0:
-                                    work[DW_RESUME] = te + 1
-                                    work[DW_COUNT] = count
+                                    sm[SM_DWORK + DW_RESUME] = te + 1
+                                    sm[SM_DWORK + DW_COUNT] = count
                                     return -1
                                 count = nc
-                            # the next X in odometer order (X[0] fastest) whose sum is at most nst: the
+                            # the next X in odometer order (sm[SM_X + 0] fastest) whose sum is at most nst: the
                             # others are never kept, and once a digit would take the sum past nst,
                             # so would every later value of it
                             d = 0
                             while d < n:
-                                if X[d] < XM[d] and xs < nst:
-                                    X[d] += 1
+                                if sm[SM_X + d] < sm[SM_XM + d] and xs < nst:
+                                    sm[SM_X + d] += 1
                                     xs += 1
                                     break
-                                xs -= X[d]
-                                X[d] = 0
+                                xs -= sm[SM_X + d]
+                                sm[SM_X + d] = 0
                                 d += 1
                             if d == n:
                                 break
             rr = 1
             while rr < n:
-                if tq[rr] < tc[TC_Q + MAX_PLAYERS * c + rr]:
-                    tq[rr] += 1
+                if sm[SM_TQ + rr] < sm[SM_TC + TC_Q + MAX_PLAYERS * c + rr]:
+                    sm[SM_TQ + rr] += 1
                     break
-                tq[rr] = 0
+                sm[SM_TQ + rr] = 0
                 rr += 1
             if rr >= n:
                 break
@@ -799,12 +840,7 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
         size = table.shape[0]
         while 2 * (cnt + new) > size:
             size *= 4
-        big, bprv = new_table(size)
-        kept = np.int64(0)
-        for i in range(cnt):
-            kept = set_add(big, bprv, kept, prv[i])
-        table = big
-        prv = bprv
+        table, prv = set_moved(table, prv, cnt, size)
     for o in range(nout):
         bv = obv[o]
         for r in range(orows):
@@ -815,6 +851,39 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
                     x &= x - np.uint64(1)
                     cnt = set_add(table, prv, cnt, (np.int64(fb) * K_BU + r) * K_B + bv)
     return cnt, table, prv
+
+
+@jit
+def join_fill(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int, n: int,
+              m: int, bu_in: int, yellow: bool, found: np.ndarray, tuples: np.ndarray, nt: int) -> int:
+    """Add to the set ``found`` / ``tuples`` (``nt`` so far) the tags of the pending colour's tagged
+    steps ``dl[:nd]`` with which a label of ``fwd[:nf]`` reaches the set ``done`` (its keys
+    ``back[:nb]``), in the order of the steps. Returns the new count, or -1 - (the count it holds)
+    when it had no room: called again with a bigger set, it adds the rest in the same order (a
+    step whose tag is in the set already is skipped)."""
+    if nb < nd:
+        # fewer labels after than steps: for each (label before, label after) the one step that
+        # joins them (label_plus inverted), looked up among the steps, then checked as below
+        ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, yellow)
+        for j in range(nd):
+            if ok[j]:
+                nxt = set_put(found, tuples, nt, dl[j] % K_TAG)
+                if nxt < 0:
+                    return -1 - nt
+                nt = nxt
+        return nt
+    for j in range(nd):
+        t = dl[j] % K_TAG
+        if set_contains(found, t):
+            continue
+        for i in range(nf):
+            if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, yellow):
+                nxt = set_put(found, tuples, nt, t)
+                if nxt < 0:
+                    return -1 - nt
+                nt = nxt
+                break
+    return nt
 
 
 @jit
@@ -854,7 +923,8 @@ def colour_outcomes(state: np.ndarray, p: int):
     amounts decided (the colours before the pending one) meet the labels from which the colours after
     it can finish (cart uses matched, stall balances 0: searched backwards), through the steps of the
     pending colour, whose tuples are the answer."""
-    tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, np.empty(16, dtype=np.int64), new_back_cache())
+    tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, np.empty(16, dtype=np.int64), new_back_cache(),
+                                                  np.int64(JOIN_TAGGED_TABLE))
     return tuples, nt
 
 
@@ -868,35 +938,31 @@ def new_back_cache() -> np.ndarray:
     return bcnt
 
 
-#: the small arrays of :func:`colour_outcomes_cached`, at these offsets of one
-SM_DFIX = 0
-SM_RFIX = SM_DFIX + NUM_COLOURS
-SM_DWORK = SM_RFIX + NUM_COLOURS * MAX_PLAYERS
-SM_ST_LT = SM_DWORK + DWORK_LEN
-SM_REC_LT = SM_ST_LT + NUM_COLOURS + 1
-SM_FLD_LT = SM_REC_LT + (NUM_COLOURS + 1) * MAX_PLAYERS
-SM_CART_LT = SM_FLD_LT + NUM_COLOURS + 1
-SM_BARGE_LT = SM_CART_LT + NUM_COLOURS + 1
-SM_ST_GE = SM_BARGE_LT + NUM_COLOURS + 1
-SM_REC_GE = SM_ST_GE + NUM_COLOURS + 1
-SM_FLD_GE = SM_REC_GE + (NUM_COLOURS + 1) * MAX_PLAYERS
-SM_CART_GE = SM_FLD_GE + NUM_COLOURS + 1
-SMALL_LEN = SM_CART_GE + NUM_COLOURS + 1
 
 
 @jit
-def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.ndarray):
+def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.ndarray, tagged_max: int):
     """:func:`colour_outcomes`, keeping the backward label sets (``bl``, a flat list, and ``bcnt``:
     :func:`new_back_cache`) for the next call of the same payment state. The labels before colour
     c > the pending one depend only on the payer's goods and pieces and the travel's obligations,
     not on the amounts decided, so the colours of one :func:`next_amount` share them. Returns
-    (tuples, how many, bl, bcnt): ``bl`` may have been regrown."""
+    (tuples, how many, bl, bcnt): ``bl`` may have been regrown. ``tagged_max``: the biggest table
+    of the pending colour's tagged steps (``JOIN_TAGGED_TABLE``; the two ways of joining give the
+    same tuples in the same order, which a test checks by passing 0: always the second way)."""
     n = state[H_NPLAYERS]
     k = state[PAY_I]
     cfix = k // n
     sub = k % n
-    H, scal, stl, cown, bown = pay_context(state, p)
-    tc = travel_counts(state, p, n)
+    # the small arrays of the search, views of one (an allocation costs more than a view; and the
+    # functions called per colour take the one array)
+    small = np.zeros(SMALL_LEN, dtype=np.int64)
+    copy_range(small, SM_TC, travel_counts(state, p, n), 0, TC_LEN)
+    write_context(state, p, small, SM_H)
+    tc = small[SM_TC: SM_TC + TC_LEN]
+    H = small[SM_H: SM_H + NUM_COLOURS]
+    stl = small[SM_STL: SM_STL + NUM_COLOURS]
+    cown = small[SM_COWN: SM_COWN + NUM_COLOURS]
+    bown = small[SM_BOWN: SM_BOWN + NUM_COLOURS]
     m = tc[TC_M]
     nst = np.int64(0)
     for c in range(NUM_COLOURS):
@@ -906,11 +972,8 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         G += tc[c]
         for rr in range(1, n):
             G += tc[TC_Q + MAX_PLAYERS * c + rr]
-    # the small arrays of the search, views of one (an allocation costs more than a view)
-    small = np.zeros(SMALL_LEN, dtype=np.int64)
     Dfix = small[SM_DFIX: SM_DFIX + NUM_COLOURS]
     Rfix = small[SM_RFIX: SM_RFIX + NUM_COLOURS * MAX_PLAYERS]
-    dwork = small[SM_DWORK: SM_DWORK + DWORK_LEN]  # colour_deltas' scratch
     for c in range(NUM_COLOURS):
         for r in range(SUPPLY + 1):
             Dfix[c] += state[AGG + NUM_COLOURS * r + c]
@@ -961,8 +1024,7 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
     nf = np.int64(1)
     for c in range(cfix):
-        dl, nd = colour_deltas(c, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(0), cfix, sub, Dfix, Rfix,
-                               dwork)
+        dl, nd = colour_deltas(c, p, n, nst, G, np.int64(0), cfix, sub, small)
         size = np.int64(64)
         while True:
             table, nxt = new_table(size)
@@ -999,8 +1061,7 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         while size < 4 * nb:  # room for twice the labels after: the layers tend to grow downwards
             size *= 2
         nbu = m + 1 if c == YELLOW else 1
-        dls, starts = colour_deltas_each(c, p, n, tc, H, scal, stl, cown, bown, nst, G, nbu, cfix, sub, Dfix, Rfix,
-                                         dwork)
+        dls, starts = colour_deltas_each(c, p, n, nst, G, nbu, cfix, sub, small)
         while True:
             table, prv = new_table(size)
             cnt = np.int64(0)
@@ -1019,17 +1080,28 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         bl, nl = keep_layer(bl, bcnt, nl, c, back, nb)
     if lo_c == NUM_COLOURS:
         bcnt[7] = cfix + 1
-    # the pending colour's steps joining the two: its distinct steps, those that join, then the
-    # tags of the steps with those delta keys (the enumeration again, filtered), in its order
-    nbu = m + 1 if cfix == YELLOW else 1
-    dls, starts = colour_deltas_each(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, nbu, cfix, sub, Dfix, Rfix,
-                                     dwork)
+    # the pending colour's steps joining the two, bu_in by bu_in: its tagged steps, those that join
+    # give their tags; or, where the tagged steps are too many, its distinct steps, those that join,
+    # then the tags of the steps with those delta keys (the enumeration again, filtered). Either
+    # way the tags come in the order of the enumeration.
     found, tuples = new_table(16)
     nt = np.int64(0)
-    for bu_in in range(nbu):
-        s0 = starts[bu_in]
-        nd = starts[bu_in + 1] - s0
-        ok = join_flags(fwd, nf, back, nb, done, dls[s0:], nd, n, m, bu_in, cfix == YELLOW)
+    nofilt = np.empty(0, dtype=np.int64)
+    for bu_in in range(m + 1 if cfix == YELLOW else 1):
+        table, dl = new_table(128)
+        nd, table, dl = deltas_into(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small, np.int64(TAGS_ALL),
+                                    nofilt, table, dl, np.int64(0), tagged_max)
+        if nd >= 0:
+            while True:
+                got = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt)
+                if got >= 0:
+                    break
+                nt = -1 - got
+                found, tuples = set_moved(found, tuples, nt, 4 * found.shape[0])
+            nt = got
+            continue
+        dl, nd = colour_deltas(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small)
+        ok = join_flags(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW)
         nok = np.int64(0)
         for j in range(nd):
             nok += ok[j]
@@ -1039,9 +1111,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         k = np.int64(0)
         for j in range(nd):
             if ok[j]:
-                k = set_add(filt, fkeys, k, dls[s0 + j] // K_TAG)
-        nt, found, tuples = deltas_into(cfix, p, n, tc, H, scal, stl, cown, bown, nst, G, np.int64(bu_in), cfix, sub,
-                                        Dfix, Rfix, dwork, filt, found, tuples, nt)
+                k = set_add(filt, fkeys, k, dl[j] // K_TAG)
+        nt, found, tuples = deltas_into(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small,
+                                        np.int64(TAGS_FILTERED), filt, found, tuples, nt,
+                                        np.int64(1) << np.int64(40))
     return tuples, nt, bl, bcnt
 
 

@@ -81,6 +81,7 @@ from cultivo_env.rules.accessors import bit, copy_range, pay_context, place_of
 from cultivo_env.rules.market import apply_stall_choice, own_stalls, purchase_inits
 from cultivo_env.rules.masks import legal_mask
 from cultivo_env.rules.outcomes import (
+    JOIN_TAGGED_TABLE,
     amount_trivial,
     build_obligations,
     colour_outcomes_cached,
@@ -131,7 +132,7 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
                 keep_outcomes(state, np.zeros(1, dtype=np.int64), np.int64(0))
                 finish_payment(state, p)
                 return
-            tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, bl, bcnt)
+            tuples, nt, bl, bcnt = colour_outcomes_cached(state, p, bl, bcnt, np.int64(JOIN_TAGGED_TABLE))
         else:
             tuples, nt = kept_outcomes(state, p)
             if state[PAY_TN] >= 0:  # keep those agreeing with the amount just decided
