@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,3 +155,28 @@ def test_the_replay_digest_is_the_same_for_the_same_games_and_differs_for_others
     assert rd.replay_digest("calcada", [3], games=2, seed=1)[0] != first[0]
     with pytest.raises(SystemExit):
         rd.main(["calimala", "--players", "2", "--games", "1"])  # Calimala seats 3-5: refused
+
+
+def test_replay_timing_records_the_slowest_and_the_named_phases_and_replays_them(tmp_path):
+    """benchmarks/replay_timing.py: a recorded file holds the slowest decisions plus every decision
+    of the named phases, each a state and its legal action, and replays in this tree."""
+    spec = importlib.util.spec_from_file_location("replay_timing", ROOT / "benchmarks" / "replay_timing.py")
+    rt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rt)
+    rec = rt.record("calcada", 2, games=2, slowest=5, phases=["declare"])
+    from calcada_env.game import GAME
+
+    declare = GAME.phase_names.index("declare")
+    n_declare = int((rec["phases"] == declare).sum())
+    assert n_declare >= 1 and len(rec["actions"]) >= n_declare and len(rec["actions"]) <= n_declare + 5
+    path = tmp_path / "rec.npz"
+    np.savez_compressed(path, **rec)
+    with np.load(path) as f:
+        again = {k: f[k] for k in f.files}
+    res = rt.time_file(again, reps=2)
+    assert res["per_decision_s"].shape == (len(rec["actions"]),) and np.isfinite(res["per_decision_s"]).all()
+    assert sum(k["n"] for k in res["kinds"].values()) == len(rec["actions"])
+    with pytest.raises(SystemExit):
+        rt.record("calcada", 2, games=1, slowest=1, phases=["no such phase"])
+    with pytest.raises(SystemExit):
+        rt.record("calimala", 2, games=1, slowest=1, phases=[])  # Calimala seats 3-5
