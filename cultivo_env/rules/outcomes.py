@@ -1089,8 +1089,12 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     nofilt = np.empty(0, dtype=np.int64)
     for bu_in in range(m + 1 if cfix == YELLOW else 1):
         table, dl = new_table(128)
+        # once yellow's tagged steps did not fit, the other counts of barges before take the second
+        # way directly (their sets are alike in size; either way gives the same tuples)
         nd, table, dl = deltas_into(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small, np.int64(TAGS_ALL),
                                     nofilt, table, dl, np.int64(0), tagged_max)
+        if nd < 0:
+            tagged_max = np.int64(0)
         if nd >= 0:
             while True:
                 got = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt)
