@@ -726,25 +726,18 @@ def _one_game(game: str, players: int):
     return spec, K, params, np.zeros(K.STATE_LEN, dtype=np.int64), np.zeros(spec.num_actions(params), dtype=np.int8)
 
 
-def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, seed: int = 0) -> dict[str, Any]:
-    """Time every decision of ``games`` uniformly random games, one game at a time: ``legal_mask``
-    then ``apply`` (with its automatic steps) of the chosen action, each timed with
-    ``time.perf_counter_ns``. Returns per decision kind (``GameSpec.phase_names``, the phase the
-    decision was taken in) and over all decisions: the count, p50 / p99 / max in µs (mask + apply)
-    and the total seconds, plus the share of the total taken by the slowest 1% of decisions.
-    Kernels are loaded (or compiled) before the clock starts."""
+def timed_random_decisions(K, params, state, mask, games: int, seed: int, rng, keep_states: bool = False):
+    """Play ``games`` uniformly random games (game g seeded ``seed * 1_000_003 + g``, actions drawn
+    from ``rng``) one decision at a time from Python, yielding for each decision (ns in
+    ``legal_mask`` plus ``apply``, the phase it was taken in, the action, a copy of the state before
+    it or None): the loop of :func:`decision_tail` and ``replay_timing.py``."""
     from gamecore.header import H_PHASE, H_TERMINAL
 
-    spec, K, params, state, mask = _one_game(game, players)
-    rng = np.random.default_rng(seed)
-    K.init(state, params, 0)  # warm-up: load every kernel the loop calls
-    K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
-    phases: list[int] = []
-    times: list[int] = []
     clock = time.perf_counter_ns
     for g in range(games):
         K.init(state, params, seed * 1_000_003 + g)
         while not state[H_TERMINAL]:
+            before = state.copy() if keep_states else None
             ph = int(state[H_PHASE])
             t0 = clock()
             n = K.legal_mask(state, mask)
@@ -753,8 +746,25 @@ def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, see
             t2 = clock()
             K.apply(state, a)
             t3 = clock()
-            phases.append(ph)
-            times.append(t1 - t0 + t3 - t2)
+            yield t1 - t0 + t3 - t2, ph, a, before
+
+
+def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, seed: int = 0) -> dict[str, Any]:
+    """Time every decision of ``games`` uniformly random games, one game at a time: ``legal_mask``
+    then ``apply`` (with its automatic steps) of the chosen action, each timed with
+    ``time.perf_counter_ns``. Returns per decision kind (``GameSpec.phase_names``, the phase the
+    decision was taken in) and over all decisions: the count, p50 / p99 / max in µs (mask + apply)
+    and the total seconds, plus the share of the total taken by the slowest 1% of decisions.
+    Kernels are loaded (or compiled) before the clock starts."""
+    spec, K, params, state, mask = _one_game(game, players)
+    rng = np.random.default_rng(seed)
+    K.init(state, params, 0)  # warm-up: load every kernel the loop calls
+    K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
+    phases: list[int] = []
+    times: list[int] = []
+    for ns, ph, _a, _before in timed_random_decisions(K, params, state, mask, games, seed, rng):
+        phases.append(ph)
+        times.append(ns)
     ph_arr = np.asarray(phases)
     t_arr = np.asarray(times, dtype=np.float64) / 1e3  # µs
 

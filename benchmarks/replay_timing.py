@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -26,6 +27,16 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    """``benchmarks/bench.py`` as a module (this script may be loaded by path, as in the tests)."""
+    if "bench" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("bench", Path(__file__).resolve().parent / "bench.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["bench"] = module  # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules["bench"]
 
 
 def _game(name: str, players: int):
@@ -43,8 +54,6 @@ def _game(name: str, players: int):
 
 def record(game: str, players: int, games: int, slowest: int, phases: list[str], seed: int = 0) -> dict:
     """The recorded decisions (arrays ``states``, ``actions``, ``phases`` and the game, count, seed)."""
-    from gamecore.header import H_PHASE, H_TERMINAL
-
     spec, K, params, state, mask = _game(game, players)
     unknown = [p for p in phases if p not in spec.phase_names]
     if unknown:
@@ -53,21 +62,9 @@ def record(game: str, players: int, games: int, slowest: int, phases: list[str],
     K.init(state, params, seed)
     K.legal_mask(state, mask)  # compile or load before the clock
     rng = np.random.default_rng([seed, players])
-    rows: list[tuple[int, np.ndarray, int, int]] = []  # (ns, state before, action, phase)
-    clock = time.perf_counter_ns
-    for g in range(games):
-        K.init(state, params, seed * 1_000_003 + g)
-        while not state[H_TERMINAL]:
-            before = state.copy()
-            ph = int(state[H_PHASE])
-            t0 = clock()
-            count = K.legal_mask(state, mask)
-            t1 = clock()
-            a = int(np.flatnonzero(mask)[int(rng.integers(count))])
-            t2 = clock()
-            K.apply(state, a)
-            t3 = clock()
-            rows.append((t1 - t0 + t3 - t2, before, a, ph))
+    # (ns, state before, action, phase) of every decision: the loop of bench.py's decision tail
+    rows = [(ns, before, a, ph) for ns, ph, a, before in
+            _bench().timed_random_decisions(K, params, state, mask, games, seed, rng, keep_states=True)]
     order = sorted(range(len(rows)), key=lambda i: -rows[i][0])
     chosen = sorted(set(order[:slowest]) | {i for i, r in enumerate(rows) if r[3] in keep_phases})
     return {"game": np.array(game), "players": np.array(players), "seed": np.array(seed),
