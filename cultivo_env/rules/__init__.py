@@ -275,7 +275,6 @@ from cultivo_env.rules.outcomes import (
     forward_fill,
     group_steps,
     join_fill,
-    join_flags,
     join_ok,
     join_steps,
     keep_layer,

@@ -284,26 +284,6 @@ def deltas_into(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int,
 
 
 @jit
-def colour_deltas_each(c: int, p: int, n: int, nst: int, G: int, nbu: int, cfix: int, sub: int, sm: np.ndarray):
-    """:func:`colour_deltas` for ``bu_in`` = 0 .. nbu - 1 (nbu = 1 but for yellow), one list after
-    the other: (keys, ``starts``: those of ``bu_in`` are ``keys[starts[bu_in]:starts[bu_in + 1]]``).
-    Enumerated once, before the retries of the set the steps fill (:func:`backward_fill`,
-    :func:`join_fill`)."""
-    starts = np.zeros(nbu + 1, dtype=np.int64)
-    if nbu == 1:
-        dl, nd = colour_deltas(c, p, n, nst, G, np.int64(0), cfix, sub, sm)
-        starts[1] = nd
-        return dl, starts
-    flat = np.empty(16, dtype=np.int64)
-    for bu_in in range(nbu):
-        dl, nd = colour_deltas(c, p, n, nst, G, np.int64(bu_in), cfix, sub, sm)
-        flat = grow(flat, starts[bu_in] + nd)
-        copy_range(flat, starts[bu_in], dl, 0, nd)
-        starts[bu_in + 1] = starts[bu_in] + nd
-    return flat, starts
-
-
-@jit
 def deltas_fill(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int, sub: int, sm: np.ndarray, mode: int,
                 filt: np.ndarray, table: np.ndarray, items: np.ndarray) -> int:
     """The distinct steps of colour c (see :func:`colour_outcomes`): how many fields of each class are
@@ -855,25 +835,26 @@ def backward_shifted(back: np.ndarray, nb: int, c: int, bu_in: int, ng: int, gdb
 
 @jit
 def join_fill(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int, n: int,
-              m: int, bu_in: int, yellow: bool, found: np.ndarray, tuples: np.ndarray, nt: int) -> int:
+              m: int, bu_in: int, yellow: bool, found: np.ndarray, tuples: np.ndarray, nt: int, as_filter: int) -> int:
     """Add to the set ``found`` / ``tuples`` (``nt`` so far) the tags of the pending colour's tagged
     steps ``dl[:nd]`` with which a label of ``fwd[:nf]`` reaches the set ``done`` (its keys
-    ``back[:nb]``), in the order of the steps. Returns the new count, or -1 - (the count it holds)
-    when it had no room: called again with a bigger set, it adds the rest in the same order (a
-    step whose tag is in the set already is skipped)."""
+    ``back[:nb]``), in the order of the steps; with ``as_filter`` their delta keys instead (the
+    filter of :func:`deltas_fill`). Returns the new count, or -1 - (the count it holds) when it had
+    no room: called again with a bigger set, it adds the rest in the same order (a step whose key
+    is in the set already is skipped)."""
     if nb < nd:
         # fewer labels after than steps: for each (label before, label after) the one step that
         # joins them (label_plus inverted), looked up among the steps, then checked as below
         ok = join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, yellow)
         for j in range(nd):
             if ok[j]:
-                nxt = set_put(found, tuples, nt, dl[j] % K_TAG)
+                nxt = set_put(found, tuples, nt, dl[j] // K_TAG if as_filter else dl[j] % K_TAG)
                 if nxt < 0:
                     return -1 - nt
                 nt = nxt
         return nt
     for j in range(nd):
-        t = dl[j] % K_TAG
+        t = dl[j] // K_TAG if as_filter else dl[j] % K_TAG
         if set_contains(found, t):
             continue
         for i in range(nf):
@@ -884,24 +865,6 @@ def join_fill(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndar
                 nt = nxt
                 break
     return nt
-
-
-@jit
-def join_flags(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndarray, dl: np.ndarray, nd: int, n: int,
-               m: int, bu_in: int, yellow: bool) -> np.ndarray:
-    """``ok[j] = 1`` for each step ``dl[j]`` of the pending colour with which a label of ``fwd[:nf]``
-    reaches the set ``done`` (its keys ``back[:nb]``)."""
-    if nb < nd:
-        # fewer labels after than steps: for each (label before, label after) the one step that
-        # joins them (label_plus inverted), looked up among the steps, then checked as below
-        return join_steps(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, yellow)
-    ok = np.zeros(nd, dtype=np.int8)
-    for j in range(nd):
-        for i in range(nf):
-            if join_ok(fwd[i], dl[j] // K_TAG, done, n, m, bu_in, yellow):
-                ok[j] = 1
-                break
-    return ok
 
 
 @jit
@@ -1060,8 +1023,16 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         size = np.int64(64)
         while size < 4 * nb:  # room for twice the labels after: the layers tend to grow downwards
             size *= 2
+        # the steps, enumerated once before the retries below: for yellow one list per count of
+        # barges used before it, one after the other (bu_in's: dls[starts[bu_in]:starts[bu_in + 1]])
         nbu = m + 1 if c == YELLOW else 1
-        dls, starts = colour_deltas_each(c, p, n, nst, G, nbu, cfix, sub, small)
+        starts = np.zeros(nbu + 1, dtype=np.int64)
+        dls = np.empty(16, dtype=np.int64)
+        for bu_in in range(nbu):
+            dl, nd = colour_deltas(c, p, n, nst, G, np.int64(bu_in), cfix, sub, small)
+            dls = grow(dls, starts[bu_in] + nd)
+            copy_range(dls, starts[bu_in], dl, 0, nd)
+            starts[bu_in + 1] = starts[bu_in] + nd
         while True:
             table, prv = new_table(size)
             cnt = np.int64(0)
@@ -1097,7 +1068,8 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
             tagged_max = np.int64(0)
         if nd >= 0:
             while True:
-                got = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt)
+                got = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt,
+                                np.int64(0))
                 if got >= 0:
                     break
                 nt = -1 - got
@@ -1105,17 +1077,10 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
             nt = got
             continue
         dl, nd = colour_deltas(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small)
-        ok = join_flags(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW)
-        nok = np.int64(0)
-        for j in range(nd):
-            nok += ok[j]
-        if nok == 0:
+        filt, fkeys = new_table(table_size(nd))  # room for every step's delta key
+        if join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, filt, fkeys, np.int64(0),
+                     np.int64(1)) == 0:
             continue
-        filt, fkeys = new_table(table_size(nok))
-        k = np.int64(0)
-        for j in range(nd):
-            if ok[j]:
-                k = set_add(filt, fkeys, k, dl[j] // K_TAG)
         nt, found, tuples = deltas_into(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small,
                                         np.int64(TAGS_FILTERED), filt, found, tuples, nt,
                                         np.int64(1) << np.int64(40))
