@@ -393,7 +393,7 @@ def deltas_fill(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int,
                                     sm[SM_DWORK + DW_COUNT] = count
                                     return -1
                                 count = nc
-                            # the next X in odometer order (sm[SM_X + 0] fastest) whose sum is at most nst: the
+                            # the next X (at SM_X) in odometer order (X[0] fastest) whose sum is at most nst: the
                             # others are never kept, and once a digit would take the sum past nst,
                             # so would every later value of it
                             d = 0
@@ -899,8 +899,6 @@ def new_back_cache() -> np.ndarray:
     bcnt = np.zeros(16, dtype=np.int64)
     bcnt[7] = 7
     return bcnt
-
-
 
 
 @jit
