@@ -39,11 +39,6 @@ WS_GP = 54
 WS_GSP = 60
 WS_DPW = 66
 DPW_LEN = 18 + 2 * 256  # pay_feasible's scratch and its two rows, when they fit
-#: pay_feasible's scratch: which stalls can help, the generation and the consumption of free cart
-#: units still possible after each colour, then its two rows
-PF_ELIG = WS_DPW
-PF_GEN = WS_DPW + 6
-PF_CONS = WS_DPW + 12
 WS_TBL = WS_DPW + DPW_LEN
 TBL_LEN = 4096  # pay_feasible's table, when it fits
 CACHE_SLOTS = 1024
@@ -110,77 +105,81 @@ def pay_feasible(ws: np.ndarray, payer: int, m: int) -> bool:
     units placed) and its value the best stall score so far. Its rows and its table of each colour's
     best scores live in the workspace when they fit (else they are allocated).
     """
+    H = ws[WS_H: WS_H + NUM_COLOURS]
+    scal = ws[WS_SCAL: WS_SCAL + NUM_COLOURS]
+    stl = ws[WS_STL: WS_STL + NUM_COLOURS]
+    cown = ws[WS_COWN: WS_COWN + NUM_COLOURS]
+    bown = ws[WS_BOWN: WS_BOWN + NUM_COLOURS]
+    P0 = ws[WS_P0: WS_P0 + NUM_COLOURS]
+    sp0 = P0
+    e = ws[WS_E: WS_E + NUM_COLOURS]
+    f = ws[WS_F: WS_F + NUM_COLOURS]
+    work = ws[WS_DPW: WS_DPW + DPW_LEN]
     G = 0
     for c in range(NUM_COLOURS):
-        G += ws[WS_E + c] + ws[WS_F + c]
+        G += e[c] + f[c]
     nst = 0  # stalls that can help: a good of their colour to spare
+    elig = work[0:6]
+    gen_after = work[6:12]
+    cons_after = work[12:18]
     for c in range(NUM_COLOURS):
-        ws[PF_ELIG + c] = 0
-        ws[PF_GEN + c] = 0
-        ws[PF_CONS + c] = 0
-        if ws[WS_STL + c] and ws[WS_H + c] > 0:
-            ws[PF_ELIG + c] = 1
+        elig[c] = 0
+        gen_after[c] = 0
+        cons_after[c] = 0
+        if stl[c] and H[c] > 0:
+            elig[c] = 1
             nst += 1
     W = 2 * G + 1
     M = m + 1
     size = W * M
-    # the two rows at offsets of one array (swapped as offsets: numba would count the references of
-    # two swapped arrays at every colour)
-    if 18 + 2 * size <= DPW_LEN:
-        rows = ws
-        cur = WS_DPW + 18
+    if work.shape[0] >= 18 + 2 * size:
+        cur = work[18: 18 + size]
+        nxt = work[18 + size: 18 + 2 * size]
     else:
-        rows = np.empty(2 * size, dtype=np.int64)
-        cur = 0
-    nxt = cur + size
-    for i in range(size):
-        rows[cur + i] = NEG
-    rows[cur + G * M + 0] = 0
+        cur = np.empty(size, dtype=np.int64)
+        nxt = np.empty(size, dtype=np.int64)
+    cur[:] = NEG
+    cur[G * M + 0] = 0
     rem_st = nst
     # after colour c the free balance must lie in [-(generation still possible), consumption still
     # possible], or it can never return to 0
     for c in range(NUM_COLOURS - 2, -1, -1):
-        ws[PF_GEN + c] = ws[PF_GEN + c + 1] + ws[WS_E + c + 1] + ws[WS_F + c + 1]
-        cart_uses = min(G, ws[WS_H + c + 1] + nst + 1) if ws[WS_COWN + c + 1] >= 0 else 0
-        ws[PF_CONS + c] = ws[PF_CONS + c + 1] + cart_uses
+        gen_after[c] = gen_after[c + 1] + e[c + 1] + f[c + 1]
+        cons_after[c] = cons_after[c + 1] + (min(G, H[c + 1] + nst + 1) if cown[c + 1] >= 0 else 0)
     # the best stall score of colour c by (carted fields minus cart uses, barge uses, for yellow the
     # barges used before it): which fields are carted and how often the cart is used enter only
     # through that difference, so the programme's step takes the best of each difference once
     if W * M * M <= TBL_LEN:
-        tbl = ws
-        t0 = WS_TBL
+        tbl = ws[WS_TBL: WS_TBL + W * M * M]
     else:
         tbl = np.empty(W * M * M, dtype=np.int64)
-        t0 = 0
     for c in range(NUM_COLOURS):
-        rem_st -= ws[PF_ELIG + c]  # helping stalls of the colours after this one
-        for i in range(size):
-            rows[nxt + i] = NEG
-        lo_fb = -ws[PF_GEN + c]
-        hi_fb = ws[PF_CONS + c]
-        hascart = ws[WS_COWN + c] >= 0
-        owncart = ws[WS_COWN + c] == payer
-        hasbarge = ws[WS_BOWN + c] >= 0
-        ownbarge = ws[WS_BOWN + c] == payer
+        rem_st -= elig[c]  # helping stalls of the colours after this one
+        nxt[:] = NEG
+        lo_fb = -gen_after[c]
+        hi_fb = cons_after[c]
+        hascart = cown[c] >= 0
+        owncart = cown[c] == payer
+        hasbarge = bown[c] >= 0
+        ownbarge = bown[c] == payer
         yellow = c == YELLOW
         # more than the goods of c (+1 for its scales, +1 per helping stall) can never be paid in c
-        cap = ws[WS_H + c] + ws[WS_SCAL + c] + nst - ws[WS_P0 + c]
+        cap = H[c] + scal[c] + nst - P0[c]
         if cap < 0:
             cap = 0
         umax = min(G, cap) if hascart else 0
         vtop = min(m, cap) if hasbarge else 0
-        ec = ws[WS_E + c]
-        fc = ws[WS_F + c]
+        ec = e[c]
+        fc = f[c]
         nbu_in = M if yellow else 1  # yellow's score depends on the barges used before it
-        for i in range(W * M * M):
-            tbl[t0 + i] = NEG
+        tbl[:] = NEG
         # g of the fields carted: which ones changes only the goods to the supply, and
         # more there never costs more (the scales), so the foreign fields first
         for g in range(ec + fc + 1):
             tf = min(g, fc)
             te = g - tf
-            bP = ws[WS_P0 + c] + 2 * (ec - te + fc - tf)
-            bsp = ws[WS_P0 + c] + 2 * (ec - te) + (fc - tf)
+            bP = P0[c] + 2 * (ec - te + fc - tf)
+            bsp = sp0[c] + 2 * (ec - te) + (fc - tf)
             room = cap - 2 * (ec - te + fc - tf)
             if room < 0:
                 continue
@@ -198,20 +197,20 @@ def pay_feasible(ws: np.ndarray, payer: int, m: int) -> bool:
                             wst = m - bu - v
                             P += 2 * wst
                             sp += 2 * wst
-                        net = P - 1 if (ws[WS_SCAL + c] and sp >= 2) else P
-                        sc = stall_score(net, ws[WS_H + c], ws[PF_ELIG + c])
+                        net = P - 1 if (scal[c] and sp >= 2) else P
+                        sc = stall_score(net, H[c], elig[c])
                         k = (di * M + bu) * M + v
-                        if sc > tbl[t0 + k]:
-                            tbl[t0 + k] = sc
+                        if sc > tbl[k]:
+                            tbl[k] = sc
         dlo = -umax
         dhi = ec + fc
         for fbi in range(W):
             fb = fbi - G
             for bu in range(M):
-                val = rows[cur + fbi * M + bu]
+                val = cur[fbi * M + bu]
                 if val == NEG:
                     continue
-                if val + rem_st + ws[PF_ELIG + c] < 0:
+                if val + rem_st + elig[c] < 0:
                     continue  # no stall can make up for it any more
                 vmax = min(m - bu, vtop)
                 tb = bu if yellow else 0
@@ -220,14 +219,14 @@ def pay_feasible(ws: np.ndarray, payer: int, m: int) -> bool:
                     row = ((dl + G) * M + tb) * M
                     nrow = (fb + dl + G) * M + bu
                     for v in range(vmax + 1):
-                        t = tbl[t0 + row + v]
+                        t = tbl[row + v]
                         if t == NEG:
                             continue
                         sc = val + t
-                        if sc > rows[nxt + nrow + v]:
-                            rows[nxt + nrow + v] = sc
+                        if sc > nxt[nrow + v]:
+                            nxt[nrow + v] = sc
         cur, nxt = nxt, cur
     for bu in range(M):
-        if rows[cur + G * M + bu] >= 0:
+        if cur[G * M + bu] >= 0:
             return True
     return False
