@@ -730,9 +730,12 @@ def timed_random_decisions(K, params, state, mask, games: int, seed: int, rng, k
     """Play ``games`` uniformly random games (game g seeded ``seed * 1_000_003 + g``, actions drawn
     from ``rng``) one decision at a time from Python, yielding for each decision (ns in
     ``legal_mask`` plus ``apply``, the phase it was taken in, the action, a copy of the state before
-    it or None): the loop of :func:`decision_tail` and ``replay_timing.py``."""
+    it or None): the loop of :func:`decision_tail` and ``replay_timing.py``. Kernels are loaded (or
+    compiled) before the clock starts."""
     from gamecore.header import H_PHASE, H_TERMINAL
 
+    K.init(state, params, 0)  # warm-up: load every kernel the loop calls
+    K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
     clock = time.perf_counter_ns
     for g in range(games):
         K.init(state, params, seed * 1_000_003 + g)
@@ -758,8 +761,6 @@ def decision_tail(game: str = "cultivo", players: int = 4, games: int = 100, see
     Kernels are loaded (or compiled) before the clock starts."""
     spec, K, params, state, mask = _one_game(game, players)
     rng = np.random.default_rng(seed)
-    K.init(state, params, 0)  # warm-up: load every kernel the loop calls
-    K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
     phases: list[int] = []
     times: list[int] = []
     for ns, ph, _a, _before in timed_random_decisions(K, params, state, mask, games, seed, rng):

@@ -40,6 +40,8 @@ def _bench():
 
 
 def _game(name: str, players: int):
+    """bench.py's ``_one_game`` (spec, kernels, params, state, mask), with a clear error for an unknown
+    game or a count it does not play."""
     from gamecore.games import GAMES
 
     if name not in GAMES:
@@ -47,9 +49,7 @@ def _game(name: str, players: int):
     spec = importlib.import_module(GAMES[name]).GAME
     if not spec.min_players <= players <= spec.max_players:
         raise SystemExit(f"{name} plays {spec.min_players}-{spec.max_players} players, not {players}")
-    params = spec.make_params(players)
-    return spec, spec.kernels, params, np.zeros(spec.kernels.STATE_LEN, dtype=np.int64), \
-        np.zeros(spec.num_actions(params), dtype=np.int8)
+    return _bench()._one_game(name, players)
 
 
 def record(game: str, players: int, games: int, slowest: int, phases: list[str], seed: int = 0) -> dict:
@@ -59,8 +59,6 @@ def record(game: str, players: int, games: int, slowest: int, phases: list[str],
     if unknown:
         raise SystemExit(f"{game} has no phase {unknown}; its phases: {', '.join(spec.phase_names)}")
     keep_phases = {spec.phase_names.index(p) for p in phases}
-    K.init(state, params, seed)
-    K.legal_mask(state, mask)  # compile or load before the clock
     rng = np.random.default_rng([seed, players])
     # (ns, state before, action, phase) of every decision: the loop of bench.py's decision tail
     rows = [(ns, before, a, ph) for ns, ph, a, before in
