@@ -80,9 +80,9 @@ def random_case(rng: np.random.Generator, nb: int, nd: int):
 
 def kernel_set(back, c, bu_in, dl, b) -> set[int]:
     table, prv = O.new_table(np.int64(1 << 17))
-    cnt, table, prv = O.backward_fill(back, np.int64(back.size), np.int64(c), np.int64(bu_in), dl, np.int64(dl.size),
-                          np.int64(MAX_PLAYERS), np.int64(b["nst"]), b["rec_lt"], b["st_lt"], b["barge_lt"],
-                          b["fld_lt"], b["cart_lt"], table, prv, np.int64(0))
+    cnt, table, prv = O.backward_fill(back, np.int64(back.size), np.int64(c), np.int64(bu_in), dl,
+                                      np.int64(dl.size), np.int64(MAX_PLAYERS), np.int64(b["nst"]), b["rec_lt"],
+                                      b["st_lt"], b["barge_lt"], b["fld_lt"], b["cart_lt"], table, prv, np.int64(0))
     assert cnt >= 0, "the test's table is big enough"
     keys = prv[:cnt]
     assert len(set(keys.tolist())) == cnt, "every key once"
