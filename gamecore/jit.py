@@ -343,8 +343,14 @@ _KERNEL = {"nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 jit = _make(dict(_KERNEL))
 #: the parallel copy of a batched kernel, one game per ``prange`` iteration (``batch_kernels.Threaded``)
 pjit = _make({**_KERNEL, "parallel": True})
-#: a kernel that only calls two others (a game's plain ``apply_legal``): inlined into the kernels
-#: that call it, so that it adds no compiled function (and no compile time) of its own
+#: a small kernel with one or two call sites, inlined (numba IR) into the kernels that call it, so
+#: that it is not a compiled function of its own. numba compiles every kernel a kernel calls as a
+#: library of its own, optimises it once more with all of its callees linked in, and emits its
+#: machine code, even where only the caller is ever run: a thin wrapper over a big call tree (a
+#: game's plain ``apply_legal``, Cultivo's ``mask_payment`` or ``start_payment``) costs that tree's
+#: optimisation and machine code once more. Only for small bodies: an inlined body is typed again
+#: at each call site, and inlining Cultivo's larger single-site kernels (60-100 lines) made its cold
+#: compile slower, not faster (benchmarks/README.md, 2026-12-06 (3)).
 ijit = _make({**_KERNEL, "inline": "always"})
 
 __all__ = ["jit", "pjit", "ijit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "COMPILE_SECONDS",

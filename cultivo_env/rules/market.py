@@ -32,7 +32,7 @@ from cultivo_env.layout import (
 from cultivo_env.rules.accessors import copy_range, grow, pay_context
 from cultivo_env.rules.payment import apply_scales, stall_score
 from gamecore.header import H_NPLAYERS, H_PHASE
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 # ---- the stall stage and purchase splits: exact canonical enumeration ---------------------------
@@ -204,7 +204,7 @@ def purchase_inits(state: np.ndarray, p: int, slot: int, scal: np.ndarray):
     return inits, K, 1
 
 
-@jit
+@ijit
 def stage_options(state: np.ndarray, p: int, out: np.ndarray) -> int:
     """Options of the pending split / stall decision (``out`` indexed by the option code)."""
     n = state[H_NPLAYERS]

@@ -68,7 +68,7 @@ from cultivo_env.rules.travel import (
 )
 from cultivo_env.rules.turn import can_build, produce_amount
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 # =============================================================================================
@@ -94,7 +94,7 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
     return mask_simple(state, mask)
 
 
-@jit
+@ijit
 def mask_action(state: np.ndarray, mask: np.ndarray) -> int:
     """Which actions can be taken (and completed): Produce always can."""
     p = state[H_CURRENT]
@@ -135,7 +135,7 @@ def mask_action(state: np.ndarray, mask: np.ndarray) -> int:
     return count
 
 
-@jit
+@ijit
 def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
     """Targets, the worker to move, the origin of a Place, the next step."""
     p = state[H_CURRENT]
@@ -184,7 +184,7 @@ def mask_travel(state: np.ndarray, mask: np.ndarray, limit: int) -> int:
     return count
 
 
-@jit
+@ijit
 def mask_payment(state: np.ndarray, mask: np.ndarray) -> int:
     """How the next obligation is paid, the purchase split, the next stall's substitution."""
     p = state[H_CURRENT]

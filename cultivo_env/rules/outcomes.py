@@ -33,7 +33,7 @@ from cultivo_env.layout import (
 from cultivo_env.rules.accessors import copy_range, grow, place_of, write_context
 from cultivo_env.rules.travel import travel_wheat
 from gamecore.header import H_NPLAYERS
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 # ---- the obligations of a travel and how they are paid ---------------------------------------
@@ -262,7 +262,7 @@ def colour_deltas(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: in
     return items, count
 
 
-@jit
+@ijit
 def deltas_into(c: int, p: int, n: int, nst: int, G: int, bu_in: int, cfix: int, sub: int, sm: np.ndarray, mode: int,
                 filt: np.ndarray, table: np.ndarray, items: np.ndarray, count: int, max_size: int):
     """:func:`deltas_fill` into the set ``table`` / ``items`` (``count`` keys so far): (the new
@@ -617,7 +617,7 @@ def forward_fill(fwd: np.ndarray, nf: int, dl: np.ndarray, nd: int, n: int, m: i
 SHIFT_MIN_PAIRS = 4096
 
 
-@jit
+@ijit
 def backward_fill(back: np.ndarray, nb: int, c: int, bu_in: int, dl: np.ndarray, nd: int, n: int, nst: int, rec_lt,
                   st_lt, barge_lt, fld_lt, cart_lt, table: np.ndarray, prv: np.ndarray, cnt: int) -> int:
     """Add to the set ``table`` / ``prv`` (``cnt`` keys so far) the labels before colour c from
@@ -867,7 +867,7 @@ def join_fill(fwd: np.ndarray, nf: int, back: np.ndarray, nb: int, done: np.ndar
     return nt
 
 
-@jit
+@ijit
 def colour_outcomes(state: np.ndarray, p: int):
     """The outcomes the pending colour of a travel payment can still have: the distinct tuples (the
     payer's total of the colour, then what each other seat receives of it by rr, 8 bits each) that
@@ -1085,7 +1085,7 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     return tuples, nt, bl, bcnt
 
 
-@jit
+@ijit
 def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
     """Which values the pending amount of a travel payment can take (``out[v] = 1``; returns how
     many): those of some outcome of its colour (:func:`colour_outcomes`). So every outcome of the
@@ -1101,7 +1101,7 @@ def amount_values(state: np.ndarray, p: int, out: np.ndarray) -> int:
     return total
 
 
-@jit
+@ijit
 def kept_outcomes(state: np.ndarray, p: int):
     """The pending colour's outcomes: those kept in the state, or (when they did not fit) searched."""
     nt = state[PAY_TN]

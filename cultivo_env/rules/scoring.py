@@ -41,7 +41,7 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import goods, owns
 from gamecore.header import H_NPLAYERS
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 # =============================================================================================
@@ -114,7 +114,7 @@ def building_points(state: np.ndarray, p: int, b: int) -> int:
     return MILL_PER_WORKER * k
 
 
-@jit
+@ijit
 def equipment_points(state: np.ndarray, p: int) -> int:
     v = 0
     for e in range(NUM_EQUIP):
@@ -132,7 +132,7 @@ def final_score(state: np.ndarray, p: int) -> int:
     return total
 
 
-@jit
+@ijit
 def tiebreak_goods(state: np.ndarray, p: int) -> int:
     """Goods left after the goods of the scored triples go back to the supply."""
     total = 0

@@ -40,14 +40,14 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.turn import clear_action
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.rng import rng_below, rng_seed, rng_shuffle
 
 
 # =============================================================================================
 # Setup
 # =============================================================================================
-@jit
+@ijit
 def assign_colours(state: np.ndarray) -> None:
     """Field colours from the tiles on the places and their directions."""
     n = state[H_NPLAYERS]
@@ -60,7 +60,7 @@ def assign_colours(state: np.ndarray) -> None:
             state[FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i] = PATTERN[t, j]
 
 
-@jit
+@ijit
 def setup_map(state: np.ndarray, random_villages: bool) -> None:
     """Villages to their places (and each a direction) at random from the seed; or V1.. in order."""
     n = state[H_NPLAYERS]
@@ -77,7 +77,7 @@ def setup_map(state: np.ndarray, random_villages: bool) -> None:
     assign_colours(state)
 
 
-@jit
+@ijit
 def setup_equipment(state: np.ndarray) -> None:
     """36 pieces shuffled: 25 face up on the market, the stack (10 / 5 / 0), the rest out of the game."""
     n = state[H_NPLAYERS]

@@ -101,7 +101,7 @@ from cultivo_env.rules.turn import (
     refill_line,
 )
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.kernels import count_decision
 
 
@@ -162,7 +162,7 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
             j += 1
 
 
-@jit
+@ijit
 def start_payment(state: np.ndarray, p: int) -> None:
     """After a travel's last step: the obligations, then the amounts of the payment (the placement
     wheat is part of the yellow one)."""
@@ -214,7 +214,7 @@ def finish_payment(state: np.ndarray, p: int) -> None:
         finish_build(state, p)
 
 
-@jit
+@ijit
 def finish_place(state: np.ndarray, p: int) -> None:
     """The new worker goes on the target and gains a good of its colour; the 8th / 9th may exchange
     a good; the 10th gives an extra action."""
@@ -262,7 +262,7 @@ def finish_purchase(state: np.ndarray, p: int) -> None:
     complete_action(state)
 
 
-@jit
+@ijit
 def finish_build(state: np.ndarray, p: int) -> None:
     """The building goes up; the k-th of the game (k <= 7) takes the VP tile 8 - k."""
     f = state[BUILD_FIELD]
@@ -277,7 +277,7 @@ def finish_build(state: np.ndarray, p: int) -> None:
     complete_action(state)
 
 
-@jit
+@ijit
 def step_to(state: np.ndarray, p: int, v: int) -> None:
     state[PATH + state[PATH_N]] = v
     state[PATH_N] += 1
@@ -386,7 +386,7 @@ def apply_decision(state: np.ndarray, action: int) -> None:
         complete_action(state)
 
 
-@jit
+@ijit
 def auto_advance(state: np.ndarray) -> None:
     """Apply every decision that has a single option."""
     mask = np.zeros(NUM_ACTIONS + 1, dtype=np.int8)

@@ -54,7 +54,7 @@ from cultivo_env.rules.payment import (
     stall_score,
 )
 from gamecore.header import H_NPLAYERS
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 #: summary of a travel's obligations packed in an int64: 4 bits per colour of passed fields without
 #: another player's worker (bits 0..23), 4 bits per colour of passed fields with one (24..47), canals
@@ -348,7 +348,7 @@ def cached_feasible(s: np.int64, w: int, ws: np.ndarray, payer: int) -> bool:
 SEARCH_FULL = -1
 
 
-@jit
+@ijit
 def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
                   blocked: np.int64, target: int, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
     """Which free fields can a travel reach and pay for?
@@ -600,7 +600,7 @@ def travel_wheat(state: np.ndarray, p: int) -> int:
     return 0
 
 
-@jit
+@ijit
 def path_summary(state: np.ndarray, p: int) -> np.int64:
     """Obligations of the travel so far: canals crossed and fields passed (every path field after
     the origin, the current one included, since the travel goes on from it)."""
@@ -636,7 +636,7 @@ def free_neighbour_same_village(state: np.ndarray, f: int) -> bool:
     return False
 
 
-@jit
+@ijit
 def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int) -> int:
     """Free fields a new worker can reach from one of the seat's workers, paying the travel and the
     placement wheat."""
@@ -659,7 +659,7 @@ def place_targets(state: np.ndarray, p: int, found: np.ndarray, stop_after: int)
                          stop_after, new_ws())
 
 
-@jit
+@ijit
 def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
     """Free fields the worker on f can travel to and pay for. ``ws``: from :func:`new_ws`, shared by
     the moves of one mask (its cache depends only on the payer and the wheat, 0 for a Move)."""
@@ -671,7 +671,7 @@ def move_targets(state: np.ndarray, p: int, f: int, found: np.ndarray, stop_afte
                          stop_after, ws)
 
 
-@jit
+@ijit
 def step_ok(state: np.ndarray, p: int, v: int, ws: np.ndarray) -> bool:
     """Can the travel go on to field v (a neighbour of the current field) and still reach the
     target and pay? ``ws``: from :func:`new_ws`, shared by the steps of one mask."""
@@ -697,7 +697,7 @@ def step_ok(state: np.ndarray, p: int, v: int, ws: np.ndarray) -> bool:
                          ws) == 1
 
 
-@jit
+@ijit
 def origin_ok(state: np.ndarray, p: int, o: int, ws: np.ndarray) -> bool:
     """Can a travel from the seat's worker on o reach the target and pay? ``ws``: from
     :func:`new_ws`, shared by the origins of one mask (same payer, same wheat)."""

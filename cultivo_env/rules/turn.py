@@ -70,7 +70,7 @@ from cultivo_env.layout import (
 from cultivo_env.rules.accessors import equipment_value, pay_context
 from cultivo_env.rules.payment import apply_scales, stall_score
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 # =============================================================================================
@@ -171,7 +171,7 @@ def check_end_trigger(state: np.ndarray, p: int) -> None:
         state[END_TRIGGERED] = 1
 
 
-@jit
+@ijit
 def end_game(state: np.ndarray) -> None:
     n = state[H_NPLAYERS]
     state[H_TERMINAL] = 1
@@ -214,7 +214,7 @@ def clear_action(state: np.ndarray) -> None:
     state[REFILL_CHOICE + 1] = 0
 
 
-@jit
+@ijit
 def end_turn(state: np.ndarray) -> None:
     """Pass the turn to the next seat. At the end of a round (the next seat holds the crest): the
     game ends after the last round; a triggered end makes the next round the last; the safety cap

@@ -108,7 +108,7 @@ from cultivo_env.rules.market import apply_stall_choice, own_stalls, purchase_in
 from cultivo_env.rules.outcomes import amount_trivial, build_obligations, colour_outcomes, travel_counts
 from cultivo_env.rules.turn import build_cost, can_build, line_empty
 from gamecore.header import H_CURRENT, H_DONE, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.kernels import check_header
 
 
@@ -287,7 +287,7 @@ U_STALL = 64  # STALL_K, STALL_CHOICE, AGG
 U_REFILL = 128  # REFILL_CHOICE
 
 
-@jit
+@ijit
 def phase_uses(ph: int, act: int) -> int:
     """The context groups (``U_*`` bits) the pending decision of phase ``ph`` in action ``act``
     reads: what apply_decision wrote on the way there, since clear_action."""
