@@ -39,14 +39,14 @@ from calimala_env.layout import (
 )
 from calimala_env.rules.helpers import P
 from gamecore.header import H_RNG
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.rng import rng_shuffle
 
 
 # =================================================================================================
 # the actions, on the state
 # =================================================================================================
-@jit
+@ijit
 def gain_resource(state: np.ndarray, p: int, r: int) -> None:
     """Wood / Brick / Marble: one cube from the reserve into that warehouse."""
     state[WH + NUM_RES * p + r] += 1
@@ -72,7 +72,7 @@ def weave(state: np.ndarray, p: int) -> None:
         todo &= ~(1 << best)
 
 
-@jit
+@ijit
 def remove_cloth(state: np.ndarray, p: int) -> None:
     """One cloth leaves p's fullest workshop (ruling)."""
     base = CLOTH + MAX_WORKSHOPS * p
@@ -83,7 +83,7 @@ def remove_cloth(state: np.ndarray, p: int) -> None:
     state[base + best] -= 1
 
 
-@jit
+@ijit
 def ship_cloth(state: np.ndarray, p: int, c: int) -> None:
     """One ship takes one cloth to port city c."""
     remove_cloth(state, p)
@@ -91,7 +91,7 @@ def ship_cloth(state: np.ndarray, p: int, c: int) -> None:
     state[CITY_USED + c] += 1
 
 
-@jit
+@ijit
 def transport_cloth(state: np.ndarray, p: int, t: int) -> None:
     """One cloth to trade city t, where p has a trade house."""
     remove_cloth(state, p)
@@ -99,14 +99,14 @@ def transport_cloth(state: np.ndarray, p: int, t: int) -> None:
     state[CITY_USED + FIRST_TRADE + t] += 1
 
 
-@jit
+@ijit
 def build_ship(state: np.ndarray, p: int) -> None:
     state[WH + NUM_RES * p + WOOD] -= 2
     state[RESERVE + p] += 2
     state[SHIPS + p] += 1
 
 
-@jit
+@ijit
 def build_workshop(state: np.ndarray, p: int) -> None:
     state[WH + NUM_RES * p + WOOD] -= 1
     state[WH + NUM_RES * p + BRICK] -= 1
@@ -115,14 +115,14 @@ def build_workshop(state: np.ndarray, p: int) -> None:
     state[WORKSHOPS + p] += 1
 
 
-@jit
+@ijit
 def build_house(state: np.ndarray, p: int, t: int) -> None:
     state[WH + NUM_RES * p + BRICK] -= 2
     state[RESERVE + p] += 2
     state[HOUSE + P * t + p] = 1
 
 
-@jit
+@ijit
 def make_artwork(state: np.ndarray, p: int, b: int) -> None:
     """One marble to a free artwork slot of building b (the council's slots are filled in order)."""
     state[WH + NUM_RES * p + MARBLE] -= 1
@@ -135,7 +135,7 @@ def make_artwork(state: np.ndarray, p: int, b: int) -> None:
     state[ART_USED + b] += 1
 
 
-@jit
+@ijit
 def contribute(state: np.ndarray, p: int, r: int, b: int) -> None:
     state[WH + NUM_RES * p + r] -= 1
     state[CONTRIB + NUM_RES * P * b + P * r + p] += 1
@@ -145,7 +145,7 @@ def contribute(state: np.ndarray, p: int, r: int, b: int) -> None:
 # =================================================================================================
 # action cards
 # =================================================================================================
-@jit
+@ijit
 def reshuffle_discard(state: np.ndarray) -> None:
     """The face-up discard pile becomes the new face-down deck, shuffled."""
     n = state[DECK_N]
@@ -158,7 +158,7 @@ def reshuffle_discard(state: np.ndarray) -> None:
     rng_shuffle(state, H_RNG, state, np.int64(DECK), DECK + n)
 
 
-@jit
+@ijit
 def draw_card(state: np.ndarray, p: int) -> int:
     """Draw the top card into p's hand; the last card drawn makes the discard pile the new deck at
     once. With deck and discard pile both empty nothing is drawn (ruling). Returns the type or -1."""
@@ -176,7 +176,7 @@ def draw_card(state: np.ndarray, p: int) -> int:
     return t
 
 
-@jit
+@ijit
 def play_card(state: np.ndarray, p: int, t: int) -> None:
     """The card leaves p's hand face up onto the discard pile (a known card first: every seat
     still knows as much of the rest of the hand)."""

@@ -36,7 +36,7 @@ from calimala_env.layout import (
     WHITE,
 )
 from gamecore.header import H_NPLAYERS
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 P = MAX_PLAYERS
 
@@ -63,7 +63,7 @@ def cloth_total(state: np.ndarray, p: int) -> int:
     return t
 
 
-@jit
+@ijit
 def hand_count(state: np.ndarray, p: int) -> int:
     t = 0
     for k in range(NUM_TYPES):
@@ -108,7 +108,7 @@ def recount_board(state: np.ndarray) -> None:
         state[ART_USED + b] = t
 
 
-@jit
+@ijit
 def street_bits(state: np.ndarray, s: int) -> int:
     """Bits of the two actions of street s."""
     bits = 0

@@ -83,7 +83,7 @@ from calimala_env.rules.mat import (
 )
 from calimala_env.rules.turn import promote_option
 from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.scratch import stack_empty
 
 #: rows of the duty checks of one activation decision: the two pending actions and every card play
@@ -95,7 +95,7 @@ OPTION_ROWS = 10
 # =================================================================================================
 # legal decisions
 # =================================================================================================
-@jit
+@ijit
 def _mask_place(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     """A disc may go on a street only if the placing player can carry out one of its two actions,
     playing cards first if need be; if no street allows this, on any street."""
@@ -127,7 +127,7 @@ def _mask_place(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     return count
 
 
-@jit
+@ijit
 def _duty_checks(rows: np.ndarray, goals: np.ndarray, tags: np.ndarray, m: int, ok: np.ndarray) -> None:
     """ok[tag] = 1 for every candidate row (a mat vector after some decision) from which one of its
     goal actions is still achievable (the one place the mask kernels search)."""
@@ -279,7 +279,7 @@ def _option_bits(state: np.ndarray, v: np.ndarray, duty: bool, goal: int) -> tup
     return base, cand, keeps
 
 
-@jit
+@ijit
 def _mask_options(state: np.ndarray, mask: np.ndarray, v: np.ndarray) -> int:
     """The choices of a ship / transport / build / artwork / contribute action. While the placing
     player's duty is open (the action comes from a card), only choices after which it can still be

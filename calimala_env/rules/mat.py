@@ -41,7 +41,7 @@ from calimala_env.layout import (
     WORKSHOPS,
 )
 from calimala_env.rules.helpers import P, art_free, church_free, city_free
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.scratch import stack_empty
 
 # ---- the mat vector: what the feasibility of one player's actions depends on ---------------------
@@ -128,7 +128,7 @@ def v_cloth(v: np.ndarray) -> int:
     return v[V_CLOTH] + v[V_CLOTH + 1] + v[V_CLOTH + 2]
 
 
-@jit
+@ijit
 def v_room(v: np.ndarray) -> bool:
     for w in range(v[V_WS]):
         if v[V_CLOTH + w] < WORKSHOP_CAP:
@@ -185,7 +185,7 @@ def can_do(v: np.ndarray, t: int) -> bool:
     return False
 
 
-@jit
+@ijit
 def feasible_bits(v: np.ndarray) -> int:
     """Bit t set for every action t that can be carried out now."""
     f = 0
@@ -284,7 +284,7 @@ def move_apply(v: np.ndarray, m: int) -> None:
         v[V_CFREE + a] -= 1
 
 
-@jit
+@ijit
 def _v_hash(v: np.ndarray) -> np.int64:
     h = np.uint64(0xCBF29CE484222325)
     for i in range(VLEN):

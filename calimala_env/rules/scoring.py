@@ -40,7 +40,7 @@ from calimala_env.layout import (
 )
 from calimala_env.rules.helpers import P
 from gamecore.header import H_NPLAYERS
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 
 
 # =================================================================================================
@@ -139,7 +139,7 @@ def award(state: np.ndarray, cat: int, points: np.ndarray) -> None:
         pos += g
 
 
-@jit
+@ijit
 def score_tile(state: np.ndarray, who: int) -> None:
     """Fill the next council seat (``who`` = -1: it stays empty) and score its tile (3/2/1). Once
     all 15 tiles are scored the end is triggered."""
@@ -155,7 +155,7 @@ def score_tile(state: np.ndarray, who: int) -> None:
         state[END_TRIGGERED] = 1
 
 
-@jit
+@ijit
 def final_scoring(state: np.ndarray) -> None:
     """Each player's kept scoring card and the face-up card score 5/3/1 (same tie rules)."""
     n = state[H_NPLAYERS]

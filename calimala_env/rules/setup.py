@@ -50,7 +50,7 @@ from calimala_env.layout import (
     WORKSHOPS,
 )
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.rng import rng_seed, rng_shuffle
 
 
@@ -130,7 +130,7 @@ def init(state: np.ndarray, params: np.ndarray, seed: np.int64) -> None:
     state[H_OWNER] = start
 
 
-@jit
+@ijit
 def keep_card(state: np.ndarray, c: int) -> None:
     """The deciding seat keeps dealt scoring card c (secretly); the next seat clockwise chooses.
     After the last, the start cards are taken from the seat before the start seat backwards."""

@@ -59,7 +59,7 @@ from calimala_env.rules.turn import (
     resolve_action,
 )
 from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.kernels import count_decision
 from gamecore.scratch import stack_empty
 
@@ -67,7 +67,7 @@ from gamecore.scratch import stack_empty
 # =================================================================================================
 # applying a decision
 # =================================================================================================
-@jit
+@ijit
 def _after_ship(state: np.ndarray, p: int) -> None:
     state[EXEC_USED] += 1
     free = 0
@@ -77,7 +77,7 @@ def _after_ship(state: np.ndarray, p: int) -> None:
         end_exec(state)
 
 
-@jit
+@ijit
 def _after_transport(state: np.ndarray, p: int, t: int) -> None:
     state[EXEC_USED] |= 1 << t
     if cloth_total(state, p) == 0:
@@ -140,7 +140,7 @@ def apply_one(state: np.ndarray, action: int) -> bool:
     return False
 
 
-@jit
+@ijit
 def _forced(state: np.ndarray, mask: np.ndarray) -> tuple:
     """(the only legal decision or -1 if there are several, the legal count when ``mask`` now holds
     this position's legal mask or -1). Cheap for the common case: an activation without the
@@ -167,7 +167,7 @@ def _forced(state: np.ndarray, mask: np.ndarray) -> tuple:
     return -1, count
 
 
-@jit
+@ijit
 def _advance(state: np.ndarray, action: int, mask: np.ndarray) -> int:
     """Apply the decision, then every step that leaves no choice (a decision with exactly one
     legal option, e.g. ending an activation with nothing left to do, or the only build possible),

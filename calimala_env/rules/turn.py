@@ -53,7 +53,7 @@ from calimala_env.rules.helpers import discs_left, space_type
 from calimala_env.rules.mat import VLEN, can_do, fill_mat
 from calimala_env.rules.scoring import final_scoring, score_tile
 from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
+from gamecore.jit import ijit, jit
 from gamecore.scratch import stack_empty
 
 
@@ -76,7 +76,7 @@ def clear_turn(state: np.ndarray) -> None:
     state[EXEC_USED] = 0
 
 
-@jit
+@ijit
 def start_activation(state: np.ndarray, i: int) -> None:
     """Disc i of the activation list acts: each of the street's two actions ACT_TIMES times."""
     state[ACT_I] = i
@@ -118,7 +118,7 @@ def place_disc(state: np.ndarray, s: int, white: int) -> None:
     start_activation(state, np.int64(0))
 
 
-@jit
+@ijit
 def do_simple(state: np.ndarray, p: int, t: int) -> bool:
     """Carry out an action without choices (Wood, Brick, Marble, Weave); False for the others."""
     if t <= MARBLE:
@@ -130,7 +130,7 @@ def do_simple(state: np.ndarray, p: int, t: int) -> bool:
     return False
 
 
-@jit
+@ijit
 def begin_exec(state: np.ndarray, t: int) -> None:
     """An action with choices starts: its own decisions follow (EXEC_CARD says where it comes from)."""
     state[EXEC_KIND] = t
@@ -155,7 +155,7 @@ def end_exec(state: np.ndarray) -> None:
     state[H_PHASE] = PH_ACTIVATE
 
 
-@jit
+@ijit
 def resolve_action(state: np.ndarray, t: int) -> None:
     """Take one pending street action t: carry it out if it can be carried out at least partly (the
     placing player's duty is then done), else draw its card at once (it may be played now)."""
@@ -177,7 +177,7 @@ def resolve_action(state: np.ndarray, t: int) -> None:
         draw_card(state, p)
 
 
-@jit
+@ijit
 def play_action_card(state: np.ndarray, t: int) -> None:
     """Play a card of type t: its action is carried out once."""
     p = state[H_CURRENT]
@@ -187,7 +187,7 @@ def play_action_card(state: np.ndarray, t: int) -> None:
         begin_exec(state, t)
 
 
-@jit
+@ijit
 def end_activation(state: np.ndarray) -> bool:
     """Every pending action is resolved: one that could be carried out is skipped (no card), one
     that cannot gives 1 card per time it was pending. Then the next activated disc acts; returns
@@ -293,7 +293,7 @@ def promote_fourth_disc(state: np.ndarray) -> None:
     end_turn(state)
 
 
-@jit
+@ijit
 def end_game(state: np.ndarray) -> None:
     """Tiles still unscored are scored in order without seats; then the final cards."""
     while state[NEXT_SEAT] < NUM_SEATS:
@@ -308,7 +308,7 @@ def end_game(state: np.ndarray) -> None:
     clear_turn(state)
 
 
-@jit
+@ijit
 def end_turn(state: np.ndarray) -> None:
     """Pass the turn clockwise to the next seat with a disc in reserve. The game ends when nobody
     has a disc left, or, once all tiles are scored, when the round is complete (the start seat
