@@ -406,7 +406,7 @@ def apply(state: np.ndarray, action: int) -> None:
     auto_advance(state)
 
 
-@jit
+@ijit
 def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
     """:func:`apply`, then the legal mask of the decision reached into ``mask`` (``NUM_ACTIONS``
     long); returns its count. The last legal computation of the forced-decision check is the mask
