@@ -237,12 +237,14 @@ _STAMPED = _install_stamped_locators()
 #: BatchedGames / VecEnv kernels on top of those (their one-thread copy, the default), "search" the
 #: greedy / MCTS agents' kernels. "aec" and "batched" from
 #: benchmarks/results/2026-12-05g-cold-after*.md (a fresh process, empty cache: AEC first step less
-#: ~1 s of imports; batched first step less the AEC one)
+#: ~1 s of imports; batched first step less the AEC one); Calimala's and Cultivo's "aec" scaled by
+#: the ratio of their AEC first steps after / before the inlining of 2026-12-06
+#: (benchmarks/results/2026-12-06c-cold-*.md: 0.72 for both)
 COMPILE_SECONDS = {
     "callisto_env": {"aec": 4, "batched": 2, "search": 3},
     "calcada_env": {"aec": 4, "batched": 3, "search": 6},
-    "calimala_env": {"aec": 15, "batched": 3, "search": 8},
-    "cultivo_env": {"aec": 40, "batched": 6, "search": 16},
+    "calimala_env": {"aec": 11, "batched": 3, "search": 8},
+    "cultivo_env": {"aec": 29, "batched": 6, "search": 16},
 }
 _GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
                 "cultivo_env": "Cultivo"}
