@@ -35,7 +35,7 @@ Compile notice
 The first time a process compiles a game's kernels (a cache miss: a fresh install, new sources or
 a new numba), one line goes to stderr before numba starts, so that no one waits in silence::
 
-    tabletop-rl-envs: compiling Cultivo kernels, once: ~68 s (numba; later runs load them from the cache)
+    tabletop-rl-envs: compiling Cultivo kernels, once: ~29 s (numba; later runs load them from the cache)
 
 One line per game and path (its own kernels, the batched ones, the search agents'), each with
 its estimate from :data:`COMPILE_SECONDS` (approximate: cold compiles on a 2-core machine). Loading from
@@ -345,14 +345,16 @@ _KERNEL = {"nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 jit = _make(dict(_KERNEL))
 #: the parallel copy of a batched kernel, one game per ``prange`` iteration (``batch_kernels.Threaded``)
 pjit = _make({**_KERNEL, "parallel": True})
-#: a small kernel with one or two call sites, inlined (numba IR) into the kernels that call it, so
-#: that it is not a compiled function of its own. numba compiles every kernel a kernel calls as a
-#: library of its own, optimises it once more with all of its callees linked in, and emits its
-#: machine code, even where only the caller is ever run: a thin wrapper over a big call tree (a
-#: game's plain ``apply_legal``, Cultivo's ``mask_payment`` or ``start_payment``) costs that tree's
-#: optimisation and machine code once more. Only for small bodies: an inlined body is typed again
-#: at each call site, and inlining Cultivo's larger single-site kernels (60-100 lines) made its cold
-#: compile slower, not faster (benchmarks/README.md, 2026-12-06 (3)).
+#: a kernel inlined (numba IR) into the kernels that call it, so that it is not a compiled function
+#: of its own. numba compiles every kernel a kernel calls as a library of its own, optimises it once
+#: more with all of its callees linked in, and emits its machine code, even where only the caller is
+#: ever run: a thin kernel over a big call tree (a game's plain ``apply_legal``, Cultivo's
+#: ``mask_payment`` or ``start_payment``) costs that tree's optimisation and machine code once more.
+#: But an inlined body goes through numba's untyped passes and is typed again at every call site, so
+#: which kernels pay was measured, not read off their size: Cultivo's ``mask_travel`` (46 lines, over
+#: the travel search) paid, while its ``forward_fill``, ``join_steps`` or ``backward_shifted`` (27-96
+#: lines, one call site each, little below them) made the cold compile slower (benchmarks/README.md,
+#: 2026-12-06 (3)).
 ijit = _make({**_KERNEL, "inline": "always"})
 
 __all__ = ["jit", "pjit", "ijit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "COMPILE_SECONDS",
