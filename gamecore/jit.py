@@ -239,7 +239,7 @@ _STAMPED = _install_stamped_locators()
 #: benchmarks/results/2026-12-05g-cold-after*.md (a fresh process, empty cache: AEC first step less
 #: ~1 s of imports; batched first step less the AEC one); Calimala's and Cultivo's "aec" scaled by
 #: the ratio of their AEC first steps after / before the inlining of 2026-12-06
-#: (benchmarks/results/2026-12-06c-cold-*.md: 0.72 for both)
+#: (``benchmarks/results/2026-12-06c-cold-*.md``: 0.72 for both)
 COMPILE_SECONDS = {
     "callisto_env": {"aec": 4, "batched": 2, "search": 3},
     "calcada_env": {"aec": 4, "batched": 3, "search": 6},
