@@ -5,8 +5,8 @@ dominates, and does not expand a label whose goods cannot pay for the way to any
 (``layout.TRAVEL_FLOOR``: the cheapest fields and canals of any travel on the map). The exhaustive
 search below follows every payable walk, with the same payability test (``summary_feasible``),
 dropping only a walk that another to the same field is no dearer than (dominance, written here
-from the rules) and never pruning by distance: the move and place targets, the origins and the
-steps the engine offers in random games must be exactly the ones it finds.
+from the rules: :func:`cost_vector`) and never pruning by distance: the move and place targets,
+the origins and the steps the engine offers in random games must be exactly the ones it finds.
 """
 
 from __future__ import annotations
@@ -37,29 +37,39 @@ def step_costs(state, p: int, u: int, v: int, s: int) -> tuple[int, int]:
     return s1, int(T.summary_pass(state, np.int64(s1), v, p))
 
 
-def exhaustive(state, p: int, w: int, sources, s0: int, blocked: int, targets) -> set[int] | None:
-    """The ``targets`` (free fields) some payable walk from ``sources`` with obligations ``s0`` so far
-    reaches, never entering a field of ``blocked``; None past ``MAX_PAIRS``."""
-    n = int(state[H_NPLAYERS])
+def payability(state, p: int, w: int):
+    """``payable(s)``: can seat p pay obligations ``s`` and ``w`` placement wheat
+    (``summary_feasible``, each answer kept: the searches of one position share them)."""
     ws = T.new_ws()
     T.load_context(state, p, ws)
-    ok = {}
+    ok: dict[int, bool] = {}
 
-    def payable(s):
+    def payable(s: int) -> bool:
         if s not in ok:
             ok[s] = bool(T.summary_feasible(np.int64(s), w, ws, p))
         return ok[s]
 
-    kept: dict[int, list[int]] = {}  # per field, the obligations of the walks kept there
+    return payable
+
+
+def exhaustive(state, p: int, payable, sources, s0: int, blocked: int, targets) -> set[int] | None:
+    """The ``targets`` (free fields) some walk from ``sources`` with obligations ``s0`` so far
+    reaches and ``payable`` (:func:`payability`) accepts, never entering a field of ``blocked``;
+    None past ``MAX_PAIRS``."""
+    n = int(state[H_NPLAYERS])
+    # per field, the walks kept there: their obligations and (one row each) their cost vectors
+    kept: dict[int, tuple[list[int], np.ndarray]] = {}
+    alive: dict[int, set[int]] = {}  # per field, the obligations of kept[field]
     todo = []
     for u in sources:
-        kept.setdefault(int(u), []).append(int(s0))
+        kept[int(u)] = ([int(s0)], cost_vector(int(s0))[None, :])
+        alive[int(u)] = {int(s0)}
         todo.append((int(u), int(s0)))
     pairs = len(todo)
     found = set()
     while todo:
         u, s = todo.pop()
-        if s not in kept[u]:
+        if s not in alive[u]:
             continue  # a walk no dearer reached u since
         for d in range(4):
             v = int(L.NEIGH[n, u, d])
@@ -72,10 +82,18 @@ def exhaustive(state, p: int, w: int, sources, s0: int, blocked: int, targets) -
                 found.add(v)
             if s2 < 0 or not payable(s2):
                 continue
-            at_v = kept.setdefault(v, [])
-            if any(no_dearer(k, s2) for k in at_v):
-                continue
-            kept[v] = [k for k in at_v if not no_dearer(s2, k)] + [s2]
+            c2 = cost_vector(s2)
+            if v in kept:
+                walks, rows = kept[v]
+                if (rows <= c2).all(axis=1).any():
+                    continue  # a kept walk is no dearer
+                stay = ~(c2 <= rows).all(axis=1)  # drop the kept walks the new one is no dearer than
+                walks = [w for w, st in zip(walks, stay) if st] + [s2]
+                kept[v] = (walks, np.vstack([rows[stay], c2]))
+                alive[v] = set(walks)
+            else:
+                kept[v] = ([s2], c2[None, :])
+                alive[v] = {s2}
             todo.append((v, s2))
             pairs += 1
             if pairs > MAX_PAIRS:
@@ -92,14 +110,17 @@ def counts(s: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     return plain, foreign, (s >> T.S_CANAL) & 63
 
 
-def no_dearer(a: int, b: int) -> bool:
-    """Obligations ``a`` never cost more than ``b`` (the rules: dropping an obligation never makes a
-    payment dearer, and a field with another player's worker costs what one without costs, less to
-    the supply): no more canals, and per colour no more fields with another player's worker and no
-    more fields in all."""
-    pa, fa, ca = counts(a)
-    pb, fb, cb = counts(b)
-    return ca <= cb and all(fa[c] <= fb[c] and pa[c] + fa[c] <= pb[c] + fb[c] for c in range(L.NUM_COLOURS))
+@functools.lru_cache(maxsize=1 << 16)
+def cost_vector(s: int) -> np.ndarray:
+    """Per colour the fields with another player's worker, per colour the fields in all, and the
+    canals of obligations ``s``. Obligations ``a`` never cost more than ``b`` when ``cost_vector(a)
+    <= cost_vector(b)`` in every entry (the rules: dropping an obligation never makes a payment
+    dearer, and a field with another player's worker costs what one without costs, less to the
+    supply); the exhaustive search compares a walk with all those kept at a field at once."""
+    plain, foreign, canals = counts(s)
+    v = np.array([*foreign, *(p + f for p, f in zip(plain, foreign)), canals], dtype=np.int64)
+    v.flags.writeable = False  # shared by the cache
+    return v
 
 
 def expected_fields(state) -> set[int] | None:
@@ -109,17 +130,17 @@ def expected_fields(state) -> set[int] | None:
     ph = int(state[H_PHASE])
     free = {f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == 0}
     own = [f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == p + 1]
-    w = int(T.travel_wheat(state, p))
-    if ph == L.PH_PLACE_TARGET:
-        return exhaustive(state, p, w, own, 0, 0, free)
     if ph == L.PH_MOVE_TARGET:
         f = int(state[L.MOVER])
-        return exhaustive(state, p, 0, [f], 0, 1 << f, free)
+        return exhaustive(state, p, payability(state, p, 0), [f], 0, 1 << f, free)
+    payable = payability(state, p, int(T.travel_wheat(state, p)))
+    if ph == L.PH_PLACE_TARGET:
+        return exhaustive(state, p, payable, own, 0, 0, free)
     target = int(state[L.TARGET])
     if ph == L.PH_ORIGIN:
         out = set()
         for o in own:
-            r = exhaustive(state, p, w, [o], 0, 1 << o, {target})
+            r = exhaustive(state, p, payable, [o], 0, 1 << o, {target})
             if r is None:
                 return None
             if r:
@@ -136,15 +157,13 @@ def expected_fields(state) -> set[int] | None:
         s1, s2 = step_costs(state, p, cur, v, s)
         if s1 < 0:
             continue
-        ws = T.new_ws()
-        T.load_context(state, p, ws)
         if v == target:
-            if T.summary_feasible(np.int64(s1), w, ws, p):
+            if payable(s1):
                 out.add(v)
             continue
-        if s2 < 0 or not T.summary_feasible(np.int64(s2), w, ws, p):
+        if s2 < 0 or not payable(s2):
             continue
-        r = exhaustive(state, p, w, [v], s2, int(state[L.VISITED]) | (1 << v), {target})
+        r = exhaustive(state, p, payable, [v], s2, int(state[L.VISITED]) | (1 << v), {target})
         if r is None:
             return None
         if r:
