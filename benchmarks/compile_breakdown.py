@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Where a game's cold numba compile goes: kernel by kernel, and inside LLVM.
 
-Runs a game's AEC first step (import, ``env()``, ``reset``, one ``step``) with an empty
-``NUMBA_CACHE_DIR``, so that every kernel compiles, and prints:
+Runs a game's AEC first step (import, ``env()``, ``reset``, one ``step``; with ``--batched`` the
+batched one: ``BatchedGames(16)``, ``reset``, one ``step``) with an empty ``NUMBA_CACHE_DIR``, so
+that every kernel compiles, and prints:
 
 * the wall time, and the time numba held its LLVM lock (LLVM's passes and machine code; the rest is
   numba's own Python: type inference and lowering);
@@ -17,6 +18,7 @@ Runs a game's AEC first step (import, ``env()``, ``reset``, one ``step``) with a
 
     python benchmarks/compile_breakdown.py cultivo
     python benchmarks/compile_breakdown.py calimala --players 3 --top 15
+    python benchmarks/compile_breakdown.py calimala --batched
 
 The LLVM phases are measured by wrapping three methods of numba's ``JITCodeLibrary``; if numba
 moved them, that table is left out (the rest does not need them).
@@ -89,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("game", help="callisto, calcada, calimala or cultivo")
     ap.add_argument("--players", type=int, default=None, help="seats (default: the game's smallest count)")
     ap.add_argument("--top", type=int, default=25, help="kernels listed (default 25)")
+    ap.add_argument("--batched", action="store_true",
+                    help="the batched first step (BatchedGames(16): reset, one step) instead of the AEC one")
     args = ap.parse_args(argv)
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="compile-breakdown-")
     sys.path.insert(0, str(ROOT))
@@ -124,14 +128,21 @@ def main(argv: list[str] | None = None) -> int:
     package = importlib.import_module(dict(GAMES)[args.game])
     spec = package.GAME
     players = int(spec.make_params(args.players)[0])
-    env = package.env(num_players=players)
-    env.reset(seed=0)
-    obs = env.observe(env.agent_selection)
-    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    if args.batched:
+        from gamecore.batched import BatchedGames
+
+        batch = BatchedGames(args.game, 16, seed=0, num_players=players)
+        batch.reset()
+        batch.step(batch.random_actions())
+    else:
+        env = package.env(num_players=players)
+        env.reset(seed=0)
+        obs = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     wall = time.perf_counter() - t0
 
     own = exclusive_times(events)
-    print(f"## {args.game} ({players} players): cold AEC first step {wall:.1f} s, "
+    print(f"## {args.game} ({players} players): cold {'batched' if args.batched else 'AEC'} first step {wall:.1f} s, "
           f"{sum(c for _, c in own.values())} compiles of {len(own)} functions")
     print(f"\nLLVM (numba's LLVM lock held) {lock.duration:.1f} s; numba's own Python (typing, lowering) and "
           f"the imports {wall - lock.duration:.1f} s\n")

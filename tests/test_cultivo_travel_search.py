@@ -88,7 +88,7 @@ def exhaustive(state, p: int, payable, sources, s0: int, blocked: int, targets) 
                 if (rows <= c2).all(axis=1).any():
                     continue  # a kept walk is no dearer
                 stay = ~(c2 <= rows).all(axis=1)  # drop the kept walks the new one is no dearer than
-                walks = [w for w, st in zip(walks, stay) if st] + [s2]
+                walks = [w for w, st in zip(walks, stay, strict=True) if st] + [s2]
                 kept[v] = (walks, np.vstack([rows[stay], c2]))
                 alive[v] = set(walks)
             else:
@@ -118,7 +118,7 @@ def cost_vector(s: int) -> np.ndarray:
     dearer, and a field with another player's worker costs what one without costs, less to the
     supply); the exhaustive search compares a walk with all those kept at a field at once."""
     plain, foreign, canals = counts(s)
-    v = np.array([*foreign, *(p + f for p, f in zip(plain, foreign)), canals], dtype=np.int64)
+    v = np.array([*foreign, *(p + f for p, f in zip(plain, foreign, strict=True)), canals], dtype=np.int64)
     v.flags.writeable = False  # shared by the cache
     return v
 
