@@ -335,7 +335,8 @@ def test_batched_api_rejects_bad_input_without_changing_anything(game_name):
         (np.array([legal[0], 10**9, legal[2]]), ValueError, "out of range"),
         # other integer widths (the one-pass check reads them as int64)
         (np.array([legal[0], -1, legal[2]], dtype=np.int16), ValueError, "game 1.*out of range"),
-        (np.array([legal[0], 2**64 - 1, legal[2]], dtype=np.uint64), ValueError, "game 1.*18446744073709551615.*out of range"),
+        (np.array([legal[0], 2**64 - 1, legal[2]], dtype=np.uint64), ValueError,
+         "game 1.*18446744073709551615.*out of range"),
         (np.array([legal[0], illegal, legal[2]], dtype=np.uint16), ValueError, "game 1.*not legal for player_"),
         (np.array([0.5, 0.5, 0.5]), TypeError, "integers"),
         (np.array(["a", "b", "c"]), TypeError, "integers"),

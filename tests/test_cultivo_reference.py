@@ -263,7 +263,7 @@ def note_features(kind: int, root: np.ndarray, path, outcome, features: collecti
 
 
 def reference_outcomes(kind: int, pos, p: int) -> set:
-    """The reference's outcomes of action ``kind``; raises ``ref.TooManyPaths`` past :data:`REF_PATH_CAP`."""
+    """The reference's outcomes of action ``kind``; raises ``ref.TooManyPathsError`` past :data:`REF_PATH_CAP`."""
     limit, ref.PATH_STEP_LIMIT = ref.PATH_STEP_LIMIT, REF_PATH_CAP
     try:
         return REFERENCE[kind](pos, p)
@@ -280,7 +280,7 @@ def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> No
         if not mask[L.A_KIND + kind]:
             try:
                 expected = reference_outcomes(kind, pos, p)
-            except ref.TooManyPaths:
+            except ref.TooManyPathsError:
                 res.skipped[kind] += 1
                 continue
             if expected:
@@ -291,7 +291,7 @@ def compare_position(root: np.ndarray, label: str, cap: int, res: Results) -> No
         try:
             leaves, nodes, dead = walk_action(root, kind, cap)
             expected = reference_outcomes(kind, pos, p)
-        except (TreeTooBigError, ref.TooManyPaths):
+        except (TreeTooBigError, ref.TooManyPathsError):
             res.skipped[kind] += 1
             continue
         res.compared[kind] += 1

@@ -107,14 +107,14 @@ CANAL_WHEAT = 2     # wheat per canal crossed
 # Village shape "XX. / .X. / .XX" as (x, y) cells, y growing downwards.
 Z_SHAPE = ((0, 0), (1, 0), (1, 1), (1, 2), (2, 2))
 
-#: the most path steps one :func:`_travel` walks before it gives up with :class:`TooManyPaths`
+#: the most path steps one :func:`_travel` walks before it gives up with :class:`TooManyPathsError`
 #: (None: no limit). Walking every simple path is exponential in the open fields; the tests set a
 #: limit so that the rare position with tens of thousands of paths is skipped (and counted) instead
 #: of walked for half a minute.
 PATH_STEP_LIMIT: int | None = None
 
 
-class TooManyPaths(Exception):
+class TooManyPathsError(Exception):
     """A travel search passed :data:`PATH_STEP_LIMIT` path steps."""
 
 
@@ -400,7 +400,7 @@ def _travel(board, payer, player, origins, base_items):
                 continue
             steps[0] += 1
             if PATH_STEP_LIMIT is not None and steps[0] > PATH_STEP_LIMIT:
-                raise TooManyPaths(f"more than {PATH_STEP_LIMIT} path steps")
+                raise TooManyPathsError(f"more than {PATH_STEP_LIMIT} path steps")
             k = payer.extend(key, ("canal",)) if canal else key
             if not payer.states(k):
                 continue
