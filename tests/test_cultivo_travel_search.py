@@ -102,22 +102,16 @@ def exhaustive(state, p: int, payable, sources, s0: int, blocked: int, targets) 
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def counts(s: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """(fields without another player's worker, fields with one) per colour, and canals, of a
-    summary (the packing of ``travel.summary_pass`` / ``summary_canal``)."""
-    plain = tuple((s >> (4 * c)) & 15 for c in range(L.NUM_COLOURS))
-    foreign = tuple((s >> (T.S_FOREIGN + 4 * c)) & 15 for c in range(L.NUM_COLOURS))
-    return plain, foreign, (s >> T.S_CANAL) & 63
-
-
-@functools.lru_cache(maxsize=1 << 16)
 def cost_vector(s: int) -> np.ndarray:
     """Per colour the fields with another player's worker, per colour the fields in all, and the
     canals of obligations ``s``. Obligations ``a`` never cost more than ``b`` when ``cost_vector(a)
     <= cost_vector(b)`` in every entry (the rules: dropping an obligation never makes a payment
     dearer, and a field with another player's worker costs what one without costs, less to the
-    supply); the exhaustive search compares a walk with all those kept at a field at once."""
-    plain, foreign, canals = counts(s)
+    supply); the exhaustive search compares a walk with all those kept at a field at once. The
+    counts are unpacked from the summary as ``travel.summary_pass`` / ``summary_canal`` pack them."""
+    plain = [(s >> (4 * c)) & 15 for c in range(L.NUM_COLOURS)]
+    foreign = [(s >> (T.S_FOREIGN + 4 * c)) & 15 for c in range(L.NUM_COLOURS)]
+    canals = (s >> T.S_CANAL) & 63
     v = np.array([*foreign, *(p + f for p, f in zip(plain, foreign, strict=True)), canals], dtype=np.int64)
     v.flags.writeable = False  # shared by the cache
     return v
