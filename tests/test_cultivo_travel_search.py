@@ -24,6 +24,8 @@ from gamecore.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 
 #: positions whose exhaustive search keeps more walks are skipped (counted)
 MAX_PAIRS = 20_000
+#: the cost vectors (:func:`cost_vector`) of a field where no walk is kept yet
+NO_ROWS = np.empty((0, 2 * L.NUM_COLOURS + 1), dtype=np.int64)
 
 
 def step_costs(state, p: int, u: int, v: int, s: int) -> tuple[int, int]:
@@ -83,17 +85,13 @@ def exhaustive(state, p: int, payable, sources, s0: int, blocked: int, targets) 
             if s2 < 0 or not payable(s2):
                 continue
             c2 = cost_vector(s2)
-            if v in kept:
-                walks, rows = kept[v]
-                if (rows <= c2).all(axis=1).any():
-                    continue  # a kept walk is no dearer
-                stay = ~(c2 <= rows).all(axis=1)  # drop the kept walks the new one is no dearer than
-                walks = [w for w, st in zip(walks, stay, strict=True) if st] + [s2]
-                kept[v] = (walks, np.vstack([rows[stay], c2]))
-                alive[v] = set(walks)
-            else:
-                kept[v] = ([s2], c2[None, :])
-                alive[v] = {s2}
+            walks, rows = kept.get(v, ([], NO_ROWS))
+            if (rows <= c2).all(axis=1).any():
+                continue  # a kept walk is no dearer
+            stay = ~(c2 <= rows).all(axis=1)  # drop the kept walks the new one is no dearer than
+            walks = [w for w, st in zip(walks, stay, strict=True) if st] + [s2]
+            kept[v] = (walks, np.vstack([rows[stay], c2]))
+            alive[v] = set(walks)
             todo.append((v, s2))
             pairs += 1
             if pairs > MAX_PAIRS:
