@@ -827,7 +827,7 @@ def mcts_timing(game: str, players: int, budget: int = 200, positions: int = 5, 
     ms = np.asarray(times) * 1e3
     return {"game": game, "players": players, "budget": budget, "searched": len(times), "asked": positions,
             "median_ms": float(np.median(ms)), "max_ms": float(ms.max()), "decisions_in_game": len(states),
-            "horizon": agent.horizon}
+            "horizon": getattr(agent, "horizon", 0)}  # older trees' agents have none (to the end)
 
 
 def render_mcts(results: list[dict[str, Any]]) -> str:
@@ -1074,7 +1074,10 @@ def main(argv: list[str] | None = None) -> int:
     tail = None
     if "cultivo" in games and available["cultivo"][0] and args.tail_games > 0:
         log(f"  per-decision tail: cultivo 4p, {args.tail_games} games ...")
-        tail = decision_tail("cultivo", 4, args.tail_games)
+        try:
+            tail = decision_tail("cultivo", 4, args.tail_games)
+        except Exception as exc:  # noqa: BLE001  (a late section must not lose the rows measured before it)
+            log(f"  per-decision tail FAILED: {type(exc).__name__}: {exc}")
 
     # ---- MCTS per decision ----
     mcts: list[dict[str, Any]] = []
@@ -1085,7 +1088,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             p = counts_of[g][0]
             log(f"  mcts:{args.mcts_budget}: {g} {p}p, {args.mcts_positions} positions ...")
-            mcts.append(mcts_timing(g, p, args.mcts_budget, args.mcts_positions, limit_s=max(30.0, 20 * seconds)))
+            try:
+                mcts.append(mcts_timing(g, p, args.mcts_budget, args.mcts_positions, limit_s=max(30.0, 20 * seconds)))
+            except Exception as exc:  # noqa: BLE001
+                log(f"  mcts:{args.mcts_budget}: {g} FAILED: {type(exc).__name__}: {exc}")
         set_threads(all_threads)
 
     meta["loadavg_end"] = os.getloadavg() if hasattr(os, "getloadavg") else None
