@@ -35,7 +35,7 @@ Compile notice
 The first time a process compiles a game's kernels (a cache miss: a fresh install, new sources or
 a new numba), one line goes to stderr before numba starts, so that no one waits in silence::
 
-    tabletop-rl-envs: compiling Cultivo kernels, once: ~29 s (numba; later runs load them from the cache)
+    tabletop-rl-envs: compiling Cultivo kernels, once: ~53 s (numba; later runs load them from the cache)
 
 One line per game and path (its own kernels, the batched ones, the search agents'), each with
 its estimate from :data:`COMPILE_SECONDS` (approximate: cold compiles on a 2-core machine). Loading from
@@ -232,19 +232,18 @@ def _install_stamped_locators() -> bool:
 
 _STAMPED = _install_stamped_locators()
 
-#: cold compile seconds on a quiet 2-core machine, by game and path (the notice's estimate): "aec" the
-#: game's own kernels (the AEC env and everything else that steps one game), "batched" the
-#: BatchedGames / VecEnv kernels on top of those (their one-thread copy, the default), "search" the
-#: greedy / MCTS agents' kernels. "aec" and "batched" from
-#: benchmarks/results/2026-12-05g-cold-after*.md (a fresh process, empty cache: AEC first step less
-#: ~1 s of imports; batched first step less the AEC one); Calimala's and Cultivo's "aec" scaled by
-#: the ratio of their AEC first steps after / before the inlining of 2026-12-06
-#: (``benchmarks/results/2026-12-06c-cold-*.md``: 0.72 for both)
+#: cold compile seconds on a 2-core machine, by game and path (the notice's estimate): "aec" the game's
+#: own kernels (the AEC env and everything else that steps one game), "batched" the BatchedGames /
+#: VecEnv kernels on top of those (their one-thread copy, the default), "search" the greedy / MCTS
+#: agents' kernels on top of both. Measured by ``benchmarks/notice_seconds.py`` on 2026-12-06 (one
+#: empty cache per game, each path's first use timed in a fresh process after the paths before it;
+#: ``benchmarks/results/2026-12-06e-notice-seconds.md``). The same compile varies by 20% or more
+#: from run to run on that machine.
 COMPILE_SECONDS = {
-    "callisto_env": {"aec": 4, "batched": 2, "search": 3},
-    "calcada_env": {"aec": 4, "batched": 3, "search": 6},
-    "calimala_env": {"aec": 11, "batched": 3, "search": 8},
-    "cultivo_env": {"aec": 29, "batched": 6, "search": 16},
+    "callisto_env": {"aec": 6, "batched": 4, "search": 12},
+    "calcada_env": {"aec": 8, "batched": 4, "search": 11},
+    "calimala_env": {"aec": 19, "batched": 5, "search": 27},
+    "cultivo_env": {"aec": 53, "batched": 9, "search": 34},
 }
 _GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
                 "cultivo_env": "Cultivo"}

@@ -1,0 +1,70 @@
+#!/usr/bin/env python
+"""The cold compile of each game and path, as the compile notice estimates it.
+
+``gamecore.jit.COMPILE_SECONDS`` holds the seconds the notice prints ("compiling Cultivo kernels,
+once: ~N s"). This script measures them: per game, one empty ``NUMBA_CACHE_DIR`` and three fresh
+processes in turn, each timing its first use of one path after the imports, with the kernels of
+the paths before it already in that cache:
+
+* ``aec``: ``env()``, ``reset``, one step (the game's own kernels);
+* ``batched``: ``BatchedGames(game, 16)``, ``reset``, one step (the batched kernels on top);
+* ``search``: one ``mcts:4`` decision on the AEC env (the search agents' kernels on top).
+
+::
+
+    python benchmarks/notice_seconds.py                 # every game
+    python benchmarks/notice_seconds.py cultivo calimala
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the code each path's process times, after importing the game package and gamecore's modules
+CASES = {
+    "aec": ("e = pkg.env()\ne.reset(seed=0)\n"
+            "e.step(int(np.flatnonzero(e.observe(e.agent_selection)['action_mask'])[0]))"),
+    "batched": "b = BatchedGames(GAME, 16, seed=0)\nb.reset()\nb.step(b.random_actions())",
+    "search": "e = pkg.env()\ne.reset(seed=0)\naec_action(make_agent('mcts:4', GAME, seed=0), e)",
+}
+
+
+def measure(game: str) -> dict[str, float]:
+    from gamecore.games import GAMES, game_key
+
+    cache = tempfile.mkdtemp(prefix="notice-seconds-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, TABLETOP_RL_COMPILE_NOTICE="0",
+               PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    out: dict[str, float] = {}
+    for path, body in CASES.items():
+        code = ("import importlib, time\nimport numpy as np\nfrom gamecore.batched import BatchedGames\n"
+                "from gamecore.agents import aec_action, make_agent\n"
+                f"GAME = {game!r}\npkg = importlib.import_module({GAMES[game_key(game)]!r})\n"
+                "t0 = time.perf_counter()\n" + body + "\nprint('seconds', time.perf_counter() - t0)\n")
+        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+        lines = [s for s in proc.stdout.splitlines() if s.startswith("seconds ")]
+        if proc.returncode != 0 or not lines:
+            raise RuntimeError(f"{game} {path} failed:\n{proc.stderr[-2000:]}")
+        out[path] = round(float(lines[0].split()[1]), 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    from gamecore.games import GAMES
+
+    games = list(argv if argv is not None else sys.argv[1:]) or list(GAMES)
+    for g in games:
+        print(g, json.dumps(measure(g)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
