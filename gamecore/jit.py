@@ -107,22 +107,29 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
 
 @functools.cache
 def _normalised(path: str, mtime_ns: int, size: int) -> bytes:
+    """A module's code without docstrings, comments or layout (its syntax tree)."""
     source = Path(path).read_text(encoding="utf-8")
     return ast.dump(_strip_docstrings(ast.parse(source)), include_attributes=False).encode()
 
 
-def normalised_source(path: Path) -> bytes:
-    """A module's code without docstrings, comments or layout (its syntax tree)."""
-    st = path.stat()
-    return _normalised(str(path), st.st_mtime_ns, st.st_size)
-
-
 def kernel_digest(package: str | None = None) -> str:
     """SHA-256 over the normalised kernel sources of ``package`` (None: all packages)."""
-    h = hashlib.sha256()
+    files = []
     for path in kernel_sources(package):
-        h.update(path.relative_to(_ROOT).as_posix().encode())
-        h.update(normalised_source(path))
+        st = path.stat()
+        files.append((str(path), st.st_mtime_ns, st.st_size))
+    return _digest(tuple(files))
+
+
+@functools.cache
+def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
+    """:func:`kernel_digest` of these (path, mtime, size), once per process: each kernel's cache
+    locator asks for its package's digest when it is decorated (148 times in importing Cultivo), and
+    each asking hashed the same normalised sources again."""
+    h = hashlib.sha256()
+    for path, mtime_ns, size in files:
+        h.update(Path(path).relative_to(_ROOT).as_posix().encode())
+        h.update(_normalised(path, mtime_ns, size))
     return h.hexdigest()
 
 
