@@ -142,6 +142,24 @@ def test_the_compile_breakdown_charges_each_kernel_its_own_time_only():
         cb.exclusive_times([(0.0, True, "a")])
 
 
+def test_the_notice_timer_measures_every_path_the_compile_notice_quotes():
+    """benchmarks/notice_seconds.py times exactly the paths ``gamecore.jit.COMPILE_SECONDS`` has an
+    estimate for, and that table has one for every game and path the notice can print."""
+    from gamecore import jit
+    from gamecore.games import GAMES
+
+    spec = importlib.util.spec_from_file_location("notice_seconds", ROOT / "benchmarks" / "notice_seconds.py")
+    ns = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ns)
+    assert set(ns.CASES) == set(jit._PATH_TITLES)
+    assert set(jit.COMPILE_SECONDS) == set(GAMES.values())
+    for package, seconds in jit.COMPILE_SECONDS.items():
+        assert set(seconds) == set(jit._PATH_TITLES), package
+        assert all(isinstance(s, int) and s > 0 for s in seconds.values()), package
+        assert jit.compile_notice(package, "aec").startswith(
+            f"tabletop-rl-envs: compiling {jit._GAME_TITLES[package]} kernels, once: ~{seconds['aec']} s ")
+
+
 def test_the_replay_digest_is_the_same_for_the_same_games_and_differs_for_others():
     """benchmarks/replay_digest.py: the check that a kernel change left masks and states alone is
     deterministic, and it tells different games apart (another seed, another count)."""
