@@ -39,14 +39,18 @@ CASES = {
 def measure(game: str) -> dict[str, float]:
     from gamecore.games import GAMES, game_key
 
-    cache = tempfile.mkdtemp(prefix="notice-seconds-")
+    with tempfile.TemporaryDirectory(prefix="notice-seconds-") as cache:
+        return _measure_in(game, GAMES[game_key(game)], cache)
+
+
+def _measure_in(game: str, package: str, cache: str) -> dict[str, float]:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, TABLETOP_RL_COMPILE_NOTICE="0",
                PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
     out: dict[str, float] = {}
     for path, body in CASES.items():
         code = ("import importlib, time\nimport numpy as np\nfrom gamecore.batched import BatchedGames\n"
                 "from gamecore.agents import aec_action, make_agent\n"
-                f"GAME = {game!r}\npkg = importlib.import_module({GAMES[game_key(game)]!r})\n"
+                f"GAME = {game!r}\npkg = importlib.import_module({package!r})\n"
                 "t0 = time.perf_counter()\n" + body + "\nprint('seconds', time.perf_counter() - t0)\n")
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
         lines = [s for s in proc.stdout.splitlines() if s.startswith("seconds ")]
