@@ -19,8 +19,6 @@ the paths before it already in that cache:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -44,19 +42,16 @@ def measure(game: str) -> dict[str, float]:
 
 
 def _measure_in(game: str, package: str, cache: str) -> dict[str, float]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, TABLETOP_RL_COMPILE_NOTICE="0",
-               PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench import run_script  # the first-step tables' runner: a fresh process on a given cache
+
     out: dict[str, float] = {}
     for path, body in CASES.items():
-        code = ("import importlib, time\nimport numpy as np\nfrom gamecore.batched import BatchedGames\n"
-                "from gamecore.agents import aec_action, make_agent\n"
+        code = (f"import importlib, json, sys, time\nsys.path.insert(0, {str(ROOT)!r})\nimport numpy as np\n"
+                "from gamecore.batched import BatchedGames\nfrom gamecore.agents import aec_action, make_agent\n"
                 f"GAME = {game!r}\npkg = importlib.import_module({package!r})\n"
-                "t0 = time.perf_counter()\n" + body + "\nprint('seconds', time.perf_counter() - t0)\n")
-        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
-        lines = [s for s in proc.stdout.splitlines() if s.startswith("seconds ")]
-        if proc.returncode != 0 or not lines:
-            raise RuntimeError(f"{game} {path} failed:\n{proc.stderr[-2000:]}")
-        out[path] = round(float(lines[0].split()[1]), 1)
+                "t0 = time.perf_counter()\n" + body + "\nprint(json.dumps({'s': time.perf_counter() - t0}))\n")
+        out[path] = round(run_script(code, cache)["s"], 1)
     return out
 
 
