@@ -231,6 +231,10 @@ def rgb(state: np.ndarray, viewer: int = -1) -> np.ndarray:
         head += "  -  last round"
     R.text(draw, (m, 6), head, big)
     deciding = None if state[H_TERMINAL] else int(state[H_CURRENT])
+    final = None  # the final scores, once the game is over (the panels then show them)
+    if state[H_TERMINAL]:
+        final = np.zeros(n)
+        rules.scores(state, final)
     R.marker(draw, m, 35, 15, fill=R.INK)
     R.text(draw, (m + 20, 33), _decision(state), mid)
     # carousel: six spaces clockwise from the top
@@ -323,7 +327,10 @@ def rgb(state: np.ndarray, viewer: int = -1) -> np.ndarray:
             R.marker(draw, bx0 + 4, by0 + 6, 13, fill=R.INK)
         you = " (you)" if viewer == p else ""
         R.text(draw, (bx + (12 if p == deciding else 0), by0 + 4), f"player_{p}{you}", mid)
-        extra = f"{int(state[L.POINTS + p])} points, {int(state[L.BONUS + p])} bonus tiles"
+        if final is None:
+            extra = f"{int(state[L.POINTS + p])} points, {int(state[L.BONUS + p])} bonus tiles"
+        else:
+            extra = f"final score {final[p]:g} (was {int(state[L.POINTS + p])})"
         R.text(draw, (bx, by0 + 24), extra, small, fill=R.MUTED)
         for sq in range(L.NUM_SQUARES):
             r, c = divmod(sq, L.BOARD_W)

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+from PIL import ImageDraw
 
 from calcada_env import render as calcada_render
 from callisto_env import render as callisto_render
@@ -120,3 +121,25 @@ def test_the_terminal_board_is_the_text_board_in_colour(name):
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
     if type(mod.GAME).render_terminal is not GameSpec.render_terminal:  # the game draws in colour
         assert "\x1b[" in coloured
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_the_final_picture_shows_every_seat_s_final_score(name, n, monkeypatch):
+    """The game-over frame names each seat's final score (the ``scores`` kernel; Callisto's as the
+    penalty it is), not only the winner's: a replay's last frame tells how the game ended."""
+    mod = game_module(name)
+    end = _game_states(mod, n, seed=1, picks=2)[-1]
+    final = np.zeros(n)
+    mod.GAME.kernels.scores(end, final)
+    drawn: list[str] = []
+    real_text = ImageDraw.ImageDraw.text
+
+    def record(self, xy, text, *args, **kwargs):
+        drawn.append(str(text))
+        return real_text(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", record)
+    mod.GAME.render_rgb(end, VIEW_PUBLIC)
+    numbers = {tok for s in drawn for tok in re.findall(r"-?\d+(?:\.\d+)?", s)}
+    for p in range(n):
+        assert f"{abs(final[p]):g}" in numbers, (p, final, drawn)
