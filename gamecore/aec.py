@@ -23,7 +23,8 @@ generator): seat 0's observation less the blocks that show only the observer's s
 header (``gamecore.global_state`` gives the design and why). ``state(view="all")`` adds every
 seat's private observation blocks, for a critic given privileged information (still no deck order
 or generator); ``global_state_space(view)`` / ``global_state_layout(view)`` describe either. A
-game ended by a forfeit (``illegal="lose"``) shows the position as it stood when it ended.
+game ended by a forfeit (``illegal="lose"``) shows the position as it stood when it ended, and
+the game over as the env reports it: no decider, every seat done, ``H_TERMINAL`` 1.
 :meth:`gamecore.batched.BatchedGames.global_states` gives the same rows for a batch.
 
 Seats that are out before the game ends (Callisto) are terminated at once, but they are stepped
@@ -351,7 +352,11 @@ class BaseRawEnv(AECEnv):
         ``view="all"`` adds every seat's private observation blocks (hands, secret cards: what the
         seats know between them, for a privileged critic), still no deck order or generator."""
         self._require_reset("state()")
-        return global_state_view(self.game, self._params, view).of_state(self._kernels, self._state)
+        gs = global_state_view(self.game, self._params, view)
+        out = gs.of_state(self._kernels, self._state)
+        if self._forfeit and not self._state[H_TERMINAL]:
+            gs.write_game_over(out)  # the kernels never saw the forfeit: the game is over all the same
+        return out
 
     def global_state_space(self, view: str = "public") -> spaces.Box:
         """The ``Box`` of ``state(view)`` (``state_space`` is the public one)."""

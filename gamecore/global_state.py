@@ -33,7 +33,9 @@ removed, then a header read from the state's shared header**:
     One-hot ``H_CURRENT`` (all zero once the game is over), one-hot ``H_OWNER``, one-hot
     ``H_PHASE``, bit p of ``H_DONE`` per seat, and ``H_TERMINAL``: whose turn and which decision
     is pending, in absolute seats (an observation shows them relative to the observer, and
-    Callisto's shows no decider at all, since only the decider is meant to act on it).
+    Callisto's shows no decider at all, since only the decider is meant to act on it). A game an
+    AEC env ended by a forfeit (``illegal="lose"``) has the header of a game over too (no decider,
+    every seat done, ``H_TERMINAL`` 1), though its kernel state never saw the forfeit.
 
 Private blocks: Calimala's ``MY_HAND``, ``MY_DEALT`` and ``MY_KEPT`` (the observer's hand, the
 scoring cards dealt to it and the one it kept); the other games' observations have none (what
@@ -155,6 +157,16 @@ class GlobalStateView:
         out[rows, self.phase + states[:, H_PHASE]] = 1
         out[:, self.done : self.done + n] = (states[:, H_DONE, None] >> np.arange(n)) & 1
         out[:, self.terminal] = states[:, H_TERMINAL] != 0
+
+    def write_game_over(self, out: np.ndarray) -> None:
+        """Mark the rows of ``out`` (size, or rows x size) as a game that is over although its kernel
+        state runs on: a game ended outside the rules, by a forfeit (``illegal="lose"``). The header
+        then reads as at a normal end: no decider, every seat done, ``H_TERMINAL`` 1; the position
+        (observation blocks, turn owner, pending decision) stays as it stood."""
+        n = self.num_players
+        out[..., self.decider : self.decider + n] = 0
+        out[..., self.done : self.done + n] = 1
+        out[..., self.terminal] = 1
 
     def of_state(self, kernels, state: np.ndarray) -> np.ndarray:
         """The global state of one kernel state (the AEC path: one jitted observe per seat used)."""

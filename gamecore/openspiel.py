@@ -14,11 +14,18 @@ Names and parameters
 ``tabletop_calcada``, ``tabletop_calimala``, ``tabletop_cultivo``). Every game takes:
 
 * ``players``: every count the game supports (default: the game's default count, as the envs);
-* ``seed`` (int, default 0): the game's seed stream. The k-th ``new_initial_state()`` of a game
-  loaded with ``seed=s`` is the game an env plays after ``reset(seed=s)`` and k further
-  ``reset()`` s (``seed=-1``: a stream drawn from fresh entropy when the game is loaded); calls
-  that pyspiel's C++ side makes itself (``random_sim_test``) take their turn in the stream too.
-  ``game.new_initial_state(seed=s)`` (Python callers only) starts the game of ``reset(seed=s)``;
+* ``seed`` (int 0..2**31 - 1, default 0): the game's seed stream. The k-th
+  ``new_initial_state()`` of a game loaded with ``seed=s`` is the game an env plays after
+  ``reset(seed=s)`` and k further ``reset()`` s (``seed=-1``: a stream drawn from fresh entropy
+  when the game is loaded). pyspiel builds every ``clone()``, ``child()`` and deserialized state
+  from a ``new_initial_state()``: called from Python they draw no game of the stream, but those
+  that pyspiel's C++ side makes itself (``random_sim_test``'s clones) take their turn in it.
+  pyspiel's int parameters are C++ ``int`` (32 bits): a ``seed`` of 2**31 or more fails inside
+  pyspiel before the game sees it (``load_game(name, {"seed": 2**31})``: pybind11's RuntimeError
+  "Unable to cast Python instance of type <class 'int'>"; ``"name(seed=2147483648)"``: a
+  SpielError from pyspiel's parameter parser; the game class itself refuses it with a ValueError).
+  ``game.new_initial_state(seed=s)`` (Python callers only) starts the game of ``reset(seed=s)``
+  for any ``0 <= s < 2**63``;
 * the game's own options whose value is an int, a bool or a str, under the env's keyword:
   Callisto ``start_player``, ``match``; Calçada ``start_player``, ``board_side``; Calimala
   ``start_player``, ``action_layout`` (a str: ``"random"`` for the env's ``None``,
@@ -29,6 +36,18 @@ Rewards are the library's ``rank`` rewards (+1 winner, -1 last, linear in betwee
 average; zero-sum), so ``utility`` is ZERO_SUM and the env's ``reward_mode="score"`` is not offered.
 A bad value (players out of range, a wrong type) raises the game's own ValueError / TypeError; an
 unknown parameter is refused by pyspiel itself.
+
+Bad arguments
+-------------
+Every entry that takes a player, a viewer, an action or a seed checks it before any kernel sees it
+(the kernels check no bounds: a seat of 99 once wrote outside an observation buffer): a wrong kind
+(a float, a str, a bool, None) raises TypeError, a wrong value ValueError (an action applied:
+:class:`IllegalActionError`), and nothing changes. Players are seats ``0..n-1``; ``legal_actions``,
+``legal_actions_mask``, ``action_to_string`` and ``string_to_action`` also take the current
+player's id as pyspiel has it (``TERMINAL`` once the game is over). No number gives more than a
+seat's own view: the observers' ``set_from`` / ``string_from`` and ``view_string`` take a seat and
+nothing else, ``public_action_string`` a seat or ``VIEW_PUBLIC``. A ``player`` that is not the
+decider's is accepted by ``action_to_string``, which names the decider's action all the same.
 
 The mapping
 -----------
@@ -44,8 +63,8 @@ The mapping
   ``apply_action`` validates the action against that mask (an illegal or out-of-range action raises
   :class:`IllegalActionError`, a ValueError, and changes nothing, history included) and calls
   ``apply``; action strings are ``GameSpec.action_to_string``; ``str(state)`` is the ansi render
-  of the public view; ``clone()`` (and ``copy.deepcopy``, which pyspiel's C++ side uses) copies the
-  state array exactly.
+  of the public view; ``clone()`` (and ``copy.deepcopy``) copies the state array exactly.
+  ``apply_actions`` (simultaneous moves) raises ValueError.
 * Observation tensor: the seat-relative ``observe`` kernel as float32, in the env's observation
   shape (Callisto's ``(S, S, C)`` planes, a flat vector for the others; one piece named
   ``"observation"`` in ``make_observation(game).dict``). Observation string: the seat's
@@ -55,16 +74,23 @@ The mapping
   string (for ISMCTS, whose nodes are keyed by it, a transposition). Tabular algorithms that need
   perfect recall (CFR and the like) are out of reach of games this size anyway.
 * ``resample_from_infostate(player, sampler)`` = a clone passed through the kernels'
-  ``resample(state, player, seed)`` with ``seed`` drawn from ``sampler()`` (a float in [0, 1)):
+  ``resample(state, player, seed)`` with ``seed`` drawn from ``sampler()`` (a number in [0, 1];
+  anything else raises ValueError):
   everything ``player`` cannot see is redealt and the generator reseeded; the seat's views are
   unchanged. It depends only on that seat's view and the seed, never on the hidden part.
 * ``action_to_string`` names the decider's action in full (as the env's does), so a record of
   every seat's action strings is not a view; ``state.public_action_string(action, viewer)`` gives
   what ``viewer`` learns of it (``GameSpec.public_action_string``).
 * ``history()`` is pyspiel's own list of every action taken, secret ones included (Calimala's kept
-  scoring cards), like any OpenSpiel game's; it is not a view. pyspiel's ``serialize_state`` /
-  ``deserialize_state`` replay it from ``new_initial_state()``, which is the next game of the
-  stream, not the same deal: use ``clone`` instead.
+  scoring cards), like any OpenSpiel game's; it is not a view.
+* Serialization: ``state.serialize()`` holds the history and the state's Python attributes (the
+  state array among them, pickled), so ``game.deserialize_state(text)`` is the same state exactly.
+  ``pickle`` works for games (parameters, seed stream and its position) and states (the game and
+  ``serialize()``) through this module's own ``__reduce__``. pyspiel's ``Game::Serialize`` (so
+  ``serialize_game_and_state``, ``game.serialize()`` and ``random_sim_test(serialize=True)``)
+  fails with "GetRNGState unimplemented": it asks every SAMPLED_STOCHASTIC game for
+  ``GetRNGState``, and pyspiel (2.0.2) gives a Python game no way to implement it (its ``PyGame``
+  trampoline overrides neither ``GetRNGState`` nor ``SetRNGState``, and neither is bound).
 * ``max_game_length``: an upper bound on the decisions of one game (one match for Callisto's
   ``match=True``), derived from the rules (see :func:`max_game_length`); random games play far
   fewer.
@@ -82,6 +108,7 @@ import numpy as np
 import pyspiel
 
 from gamecore.games import GAMES, get_game
+from gamecore.options import short_repr
 from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC, GameSpec
 from gamecore.rewards import rank_rewards
 from gamecore.rng import episode_seed, python_seed_to_int
@@ -93,8 +120,41 @@ _LONG_NAMES = {"callisto": "Callisto", "calcada": "Calçada", "calimala": "Calim
 _RANDOM_LAYOUT = "random"  # Calimala's action_layout=None as a pyspiel str parameter
 
 
+#: the largest ``seed`` game parameter: pyspiel's int parameters are C++ ``int`` (32 bits)
+MAX_PARAM_SEED = 2**31 - 1
+
+
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the state it is applied to."""
+
+
+# ---- argument checks (numba does not check bounds: nothing unchecked reaches a kernel) -------
+
+_CURRENT = object()  # "no player given": pyspiel's overload for the current player
+
+
+def _int_arg(value: Any, what: str) -> int:
+    """``value`` as an int (a Python or numpy int, never a bool), else TypeError naming ``what``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {short_repr(value)}")
+    return int(value)
+
+
+def _seat_arg(value: Any, n: int, what: str) -> int:
+    """``value`` as a seat ``0 <= seat < n``: TypeError for a wrong kind, ValueError out of range."""
+    p = _int_arg(value, what)
+    if not 0 <= p < n:
+        raise ValueError(f"{what} must be a seat 0..{n - 1}, got {p}")
+    return p
+
+
+def _action_arg(value: Any, num_actions: int, what: str, error: type[ValueError] = ValueError) -> int:
+    """``value`` as an action ``0 <= a < num_actions``: TypeError for a wrong kind, ``error`` (a
+    ValueError) out of range."""
+    a = _int_arg(value, what)
+    if not 0 <= a < num_actions:
+        raise error(f"{what} {a} is out of range 0..{num_actions - 1}")
+    return a
 
 
 # ---- game length bounds ---------------------------------------------------------------------
@@ -218,15 +278,18 @@ class TabletopGame(pyspiel.Game):
         players = values["players"]
         self._params = spec.make_params(num_players=players, **_game_options(spec, values))
         n = int(self._params[0])
-        seed = values["seed"]
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < -1:
-            raise ValueError(f"{SHORT_NAMES[spec.name]}: seed must be an int >= 0, or -1 for fresh entropy, "
-                             f"got {seed!r}")
+        seed = _int_arg(values["seed"], f"{SHORT_NAMES[spec.name]}: seed")
+        if not -1 <= seed <= MAX_PARAM_SEED:
+            raise ValueError(f"{SHORT_NAMES[spec.name]}: seed must be an int 0..2**31 - 1 (pyspiel's int parameters "
+                             f"are 32-bit), or -1 for fresh entropy, got {seed}; for a larger seed use "
+                             "game.new_initial_state(seed=s)")
         self._stream = python_seed_to_int(None if seed == -1 else int(seed))
         self._episode = 0
         self._num_actions = int(spec.num_actions(self._params))
         self._obs_shape = tuple(int(d) for d in spec.obs_shape(self._params))
         self._perfect = not spec.hides_information(n)
+        #: what a state and an observer must share (the kernels' params: sizes of arrays)
+        self._key = (spec.name, tuple(int(x) for x in self._params))
         info = pyspiel.GameInfo(
             num_distinct_actions=self._num_actions,
             max_chance_outcomes=0,
@@ -247,6 +310,22 @@ class TabletopGame(pyspiel.Game):
         else:
             game_seed = episode_seed(python_seed_to_int(seed), 0)
         return self.state_class(self, int(game_seed))
+
+    def deserialize_state(self, data: str) -> TabletopState:
+        """pyspiel's ``deserialize_state``: the state ``state.serialize()`` wrote (its history and its
+        Python attributes, the state array among them), exactly. pyspiel builds it from a
+        ``new_initial_state()``; that one does not count as a game of the seed stream."""
+        episode = self._episode
+        try:
+            return pyspiel.Game.deserialize_state(self, data)
+        finally:
+            self._episode = episode
+
+    def __reduce__(self):
+        """``pickle`` / ``copy.deepcopy``: the same game (parameters, seed stream and its position).
+        pyspiel's own pickling goes through ``Game.Serialize``, which needs a ``GetRNGState`` that a
+        Python game cannot implement (see ``docs/compatibility.md``)."""
+        return _unpickle_game, (self.spec.name, dict(self.get_parameters()), self._stream, self._episode)
 
     def make_py_observer(self, iig_obs_type: pyspiel.IIGObservationType | None = None,
                          params: dict[str, Any] | None = None) -> SeatObserver:
@@ -285,17 +364,35 @@ class SeatObserver:
 
     def __init__(self, game: TabletopGame) -> None:
         self.spec = game.spec
+        self._key = game._key
+        self._n = int(game._params[0])
         size = int(np.prod(game.obs_shape))
         self._raw = np.zeros(size, dtype=np.int8)
         self.tensor = np.zeros(size, dtype=np.float32)
         self.dict = {"observation": self.tensor.reshape(game.obs_shape)}
 
+    def _check(self, state: Any, player: Any, what: str) -> int:
+        """The seat, once ``state`` is a state of this observer's game (same player count and
+        options, so the same array sizes) and ``player`` a seat of it."""
+        what = f"{self.spec.name}: {what}"
+        if not isinstance(state, TabletopState):
+            raise TypeError(f"{what}: state must be a {SHORT_NAMES[self.spec.name]} state, got "
+                            f"{type(state).__name__}")
+        if state._key != self._key:
+            raise ValueError(f"{what}: the state is of another game ({state._key[0]} with params "
+                             f"{list(state._key[1])}) than this observer's ({self._key[0]} with params "
+                             f"{list(self._key[1])})")
+        return _seat_arg(player, self._n, f"{what}: player")
+
     def set_from(self, state: TabletopState, player: int) -> None:
-        self.spec.kernels.observe(state.state_array, int(player), self._raw)
+        """The tensor of ``player``'s (a seat 0..n-1) observation of ``state``."""
+        p = self._check(state, player, "set_from")
+        self.spec.kernels.observe(state.state_array, p, self._raw)
         self.tensor[:] = self._raw
 
     def string_from(self, state: TabletopState, player: int) -> str:
-        return state.view_string(int(player))
+        """``player``'s (a seat 0..n-1) view of ``state`` as a string."""
+        return state.view_string(self._check(state, player, "string_from"))
 
 
 # ---- state ----------------------------------------------------------------------------------
@@ -310,6 +407,7 @@ class TabletopState(pyspiel.State):
     def __init__(self, game: TabletopGame, seed: int) -> None:
         super().__init__(game)
         self._params = game._params
+        self._key = game._key
         self._num_actions = game._num_actions
         self._state = np.zeros(self.spec.kernels.STATE_LEN, dtype=np.int64)
         self.spec.kernels.init(self._state, self._params, seed)
@@ -352,8 +450,109 @@ class TabletopState(pyspiel.State):
         self.spec.kernels.apply(self._state, a)
         self._mask_fresh = False
 
+    def _apply_actions(self, actions: Any) -> None:
+        raise ValueError(f"{self.spec.name} is a sequential game: apply_actions is for simultaneous moves, "
+                         "use apply_action")
+
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.spec.action_to_string(self._state, int(action))
+        self._check_player(player, "action_to_string: player")
+        a = _action_arg(action, self._num_actions, f"{self.spec.name}: action_to_string: action")
+        return self.spec.action_to_string(self._state, a)
+
+    # -- checks at the Python boundary: pyspiel's own methods, with their arguments checked first
+    #    (pyspiel lets a bool through as an int, range-checks some players with a SpielError, none
+    #    in legal_actions(p) or action_to_string, and the kernels check nothing) --
+    def _check_player(self, player: Any, what: str, pseudo: bool = True) -> int:
+        """A seat 0..n-1, or (``pseudo``) the current player's id as pyspiel gives it
+        (``TERMINAL`` once the game is over)."""
+        p = _int_arg(player, f"{self.spec.name}: {what}")
+        n = int(self._params[0])
+        if 0 <= p < n or (pseudo and p == self.current_player()):
+            return p
+        raise ValueError(f"{self.spec.name}: {what} must be a seat 0..{n - 1}, got {p}")
+
+    def _check_action(self, action: Any, what: str) -> int:
+        return _action_arg(action, self._num_actions, f"{self.spec.name}: {what}", IllegalActionError)
+
+    def action_to_string(self, *args: Any) -> str:
+        """``action_to_string(player, action)`` or ``action_to_string(action)``: the decider's action
+        in full; ``player`` a seat, ``action`` 0..num_distinct_actions-1."""
+        if len(args) not in (1, 2):
+            raise TypeError(f"action_to_string takes (player, action) or (action), got {len(args)} arguments")
+        a = _action_arg(args[-1], self._num_actions, f"{self.spec.name}: action_to_string: action")
+        if len(args) == 2:
+            return pyspiel.State.action_to_string(self, self._check_player(args[0], "action_to_string: player"), a)
+        return pyspiel.State.action_to_string(self, a)
+
+    def legal_actions(self, player: Any = _CURRENT) -> list[int]:
+        if player is _CURRENT:
+            return pyspiel.State.legal_actions(self)
+        return pyspiel.State.legal_actions(self, self._check_player(player, "legal_actions: player"))
+
+    def legal_actions_mask(self, player: Any = _CURRENT) -> list[int]:
+        if player is _CURRENT:
+            return pyspiel.State.legal_actions_mask(self)
+        return pyspiel.State.legal_actions_mask(self, self._check_player(player, "legal_actions_mask: player"))
+
+    def observation_string(self, player: Any = _CURRENT) -> str:
+        if player is _CURRENT:
+            return pyspiel.State.observation_string(self)
+        return pyspiel.State.observation_string(
+            self, self._check_player(player, "observation_string: player", pseudo=False))
+
+    def observation_tensor(self, player: Any = _CURRENT) -> list[float]:
+        if player is _CURRENT:
+            return pyspiel.State.observation_tensor(self)
+        return pyspiel.State.observation_tensor(
+            self, self._check_player(player, "observation_tensor: player", pseudo=False))
+
+    def information_state_string(self, player: Any = _CURRENT) -> str:
+        if player is _CURRENT:
+            return pyspiel.State.information_state_string(self)
+        return pyspiel.State.information_state_string(
+            self, self._check_player(player, "information_state_string: player", pseudo=False))
+
+    def information_state_tensor(self, player: Any = _CURRENT) -> list[float]:
+        if player is _CURRENT:
+            return pyspiel.State.information_state_tensor(self)
+        return pyspiel.State.information_state_tensor(
+            self, self._check_player(player, "information_state_tensor: player", pseudo=False))
+
+    def player_return(self, player: Any) -> float:
+        return pyspiel.State.player_return(self, self._check_player(player, "player_return: player", pseudo=False))
+
+    def player_reward(self, player: Any) -> float:
+        return pyspiel.State.player_reward(self, self._check_player(player, "player_reward: player", pseudo=False))
+
+    def string_to_action(self, *args: Any) -> int:
+        """``string_to_action(player, text)`` or ``string_to_action(text)``."""
+        if len(args) == 2:
+            args = (self._check_player(args[0], "string_to_action: player"), args[1])
+        return pyspiel.State.string_to_action(self, *args)
+
+    def apply_action(self, action: Any) -> None:
+        """Apply a legal action (an int; a bool, an out-of-range or illegal action raises and
+        changes nothing, history included)."""
+        pyspiel.State.apply_action(self, self._check_action(action, "action"))
+
+    apply_action_with_legality_check = apply_action
+
+    def child(self, action: Any) -> TabletopState:
+        a = self._check_action(action, "action")
+        child = self.clone()
+        child.apply_action(a)
+        return child
+
+    def clone(self) -> TabletopState:
+        """pyspiel's ``clone``: the state array exactly and the history. pyspiel builds the copy
+        from a ``new_initial_state()``; called from Python that one does not count as a game of the
+        seed stream (a clone pyspiel's C++ side makes does count, as in ``random_sim_test``)."""
+        game = self.get_game()
+        episode = game._episode
+        try:
+            return pyspiel.State.clone(self)
+        finally:
+            game._episode = episode
 
     def is_terminal(self) -> bool:
         return bool(self._state[H_TERMINAL])
@@ -372,29 +571,62 @@ class TabletopState(pyspiel.State):
         """A copy in which everything ``player_id`` cannot see is redealt (the kernels' ``resample``)
         and the generator reseeded, with a seed drawn from ``probability_sampler()`` (a float in
         [0, 1), e.g. ``pyspiel.UniformProbabilitySampler(0., 1.)``, or the C++ bots' generator)."""
-        n = int(self._params[0])
-        if not 0 <= int(player_id) < n:
-            raise ValueError(f"{self.spec.name}: player_id must be a seat 0..{n - 1}, got {player_id!r}")
-        u = float(probability_sampler())
-        seed = int(min(max(u, 0.0), 1.0) * float(1 << 53)) % (1 << 53)
+        p = _seat_arg(player_id, int(self._params[0]), f"{self.spec.name}: resample_from_infostate: player_id")
+        u = probability_sampler()
+        if isinstance(u, (bool, np.bool_)) or not isinstance(u, (int, float, np.integer, np.floating)) \
+                or not 0.0 <= float(u) <= 1.0:
+            raise ValueError(f"{self.spec.name}: resample_from_infostate: probability_sampler() must return a "
+                             f"number in [0, 1], got {short_repr(u)}")
+        seed = int(float(u) * float(1 << 53)) % (1 << 53)
         clone = self.clone()
-        self.spec.kernels.resample(clone._state, int(player_id), seed)
+        self.spec.kernels.resample(clone._state, p, seed)
         clone._mask_fresh = False
         return clone
 
     def __deepcopy__(self, memo: dict) -> TabletopState:
         return self.clone()  # pyspiel's pickling path needs a generator state it does not have
 
+    def __reduce__(self):
+        """``pickle``: the game (see :meth:`TabletopGame.__reduce__`) and ``self.serialize()`` (the
+        history and the state array), restored exactly by ``game.deserialize_state``. pyspiel's own
+        pickling goes through ``serialize_game_and_state``, which needs a ``GetRNGState``."""
+        return _unpickle_state, (self.get_game(), self.serialize())
+
     def view_string(self, seat: int) -> str:
-        """The seat's ``to_dict`` view as compact JSON: the observation / information state string."""
-        return json.dumps(self.spec.to_dict(self._state, seat), sort_keys=True, separators=(",", ":"))
+        """The seat's (0..n-1) ``to_dict`` view as compact JSON: the observation / information state
+        string. Any other seat number raises (ValueError; TypeError for a non-int): no number gives
+        the public or the all-seeing view."""
+        p = _seat_arg(seat, int(self._params[0]), f"{self.spec.name}: view_string: viewer")
+        return json.dumps(self.spec.to_dict(self._state, p), sort_keys=True, separators=(",", ":"))
 
     def public_action_string(self, action: int, viewer: int = VIEW_PUBLIC) -> str:
-        """``action`` of the deciding seat as ``viewer`` learns it (``GameSpec.public_action_string``)."""
-        return self.spec.public_action_string(self._state, int(action), int(viewer))
+        """``action`` (0..num_distinct_actions-1) of the deciding seat as ``viewer`` learns it
+        (``GameSpec.public_action_string``): ``viewer`` is a seat 0..n-1 or ``VIEW_PUBLIC`` (-1, a
+        spectator); no viewer sees more than a seat may."""
+        a = _action_arg(action, self._num_actions, f"{self.spec.name}: public_action_string: action")
+        v = _int_arg(viewer, f"{self.spec.name}: public_action_string: viewer")
+        n = int(self._params[0])
+        if v != VIEW_PUBLIC and not 0 <= v < n:
+            raise ValueError(f"{self.spec.name}: public_action_string: viewer must be a seat 0..{n - 1} or "
+                             f"{VIEW_PUBLIC} (public), got {v}")
+        return self.spec.public_action_string(self._state, a, v)
 
     def __str__(self) -> str:
         return self.spec.render_ansi(self._state, VIEW_PUBLIC)
+
+
+# ---- pickling --------------------------------------------------------------------------------
+
+
+def _unpickle_game(name: str, params: dict[str, Any], stream: int, episode: int) -> TabletopGame:
+    game = GAME_CLASSES[name](params)
+    game._stream = int(stream)  # a seed=-1 game's stream came from fresh entropy
+    game._episode = int(episode)
+    return game
+
+
+def _unpickle_state(game: TabletopGame, data: str) -> TabletopState:
+    return game.deserialize_state(data)
 
 
 # ---- registration ---------------------------------------------------------------------------
@@ -417,5 +649,5 @@ def _register(name: str) -> None:
 for _name in GAMES:
     _register(_name)
 
-__all__ = ["GAME_CLASSES", "SHORT_NAMES", "IllegalActionError", "SeatObserver", "TabletopGame", "TabletopState",
-           "max_game_length"]
+__all__ = ["GAME_CLASSES", "MAX_PARAM_SEED", "SHORT_NAMES", "IllegalActionError", "SeatObserver", "TabletopGame",
+           "TabletopState", "max_game_length"]

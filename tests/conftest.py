@@ -110,7 +110,9 @@ def run_bounds_checked(script: str, args: list[str], name: str, expect: str,
                        paths: tuple[str, ...] = ("aec",)) -> str:
     """Run ``tests/<script> <args>`` in a subprocess on ``name``'s bounds-checked kernels
     (:func:`boundscheck_env`; a kernel that indexed out of bounds raises there instead of crashing
-    pytest) and check that it passed, printed ``expect`` and ran bounds-checked; returns its stdout."""
+    pytest) and check that it passed, printed ``expect`` and ran bounds-checked, with the checked
+    forms of ``gamecore.bits``' unaligned loads and stores (``checked_stores=1``: numba's bounds
+    checking does not see those); returns its stdout."""
     import subprocess
     import sys
 
@@ -118,6 +120,7 @@ def run_bounds_checked(script: str, args: list[str], name: str, expect: str,
                           env=boundscheck_env(name, paths), capture_output=True, text=True, timeout=3000)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-3000:]
     assert expect in proc.stdout and "boundscheck=1" in proc.stdout, proc.stdout[-2000:]
+    assert "checked_stores=1" in proc.stdout, proc.stdout[-2000:]
     return proc.stdout
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from gamecore import bits  # noqa: E402
 from gamecore.games import GAMES  # noqa: E402
 from gamecore.protocol import H_CURRENT, H_DONE, H_OWNER, H_RNG, H_TERMINAL  # noqa: E402
 from gamecore.rewards import rank_rewards  # noqa: E402
@@ -176,4 +177,5 @@ def fuzz(name: str, games_per_count: int, seed: int, players: int | None = None)
 if __name__ == "__main__":
     name, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     games, steps = fuzz(name, count, seed, int(sys.argv[4]) if len(sys.argv) > 4 else None)
-    print(f"fuzz ok {name} games={games} steps={steps} boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')}")
+    print(f"fuzz ok {name} games={games} steps={steps} boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')} "
+          f"checked_stores={int(bits.CHECKED)}")

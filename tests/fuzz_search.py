@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
+from gamecore import bits  # noqa: E402
 from gamecore.agents import GreedyAgent, MCTSAgent, ValueGreedyAgent  # noqa: E402
 from gamecore.batched import BatchedGames  # noqa: E402
 from gamecore.games import get_game  # noqa: E402
@@ -76,4 +77,5 @@ def run(name: str, seed: int, rows: int = 4, steps: int = 30, every: int = 6) ->
 if __name__ == "__main__":
     name, seed = sys.argv[1], int(sys.argv[2])
     searches = run(name, seed)
-    print(f"search fuzz ok {name} searches={searches} boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')}")
+    print(f"search fuzz ok {name} searches={searches} boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')} "
+          f"checked_stores={int(bits.CHECKED)}")

@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from gamecore import bits  # noqa: E402
 from gamecore.games import GAMES  # noqa: E402
 from gamecore.protocol import (  # noqa: E402
     H_CURRENT,
@@ -208,7 +209,7 @@ def main(name: str, seed: int, per_phase: int) -> int:
             print(f)
         return 1
     print(f"sweep ok {name} states={states} corrupted={corrupted} accepted={accepted} "
-          f"boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')}")
+          f"boundscheck={os.environ.get('NUMBA_BOUNDSCHECK', '0')} checked_stores={int(bits.CHECKED)}")
     return 0
 
 

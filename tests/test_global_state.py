@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from conftest import GAME_NAMES, GAME_PLAYERS, game_module, random_legal
+from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_to_end, random_legal
 from gamecore.batched import BatchedGames
 from gamecore.global_state import HEADER_BLOCKS, global_state_view
 from gamecore.protocol import H_CURRENT, H_OWNER, H_TERMINAL, VIEW_PUBLIC
@@ -268,3 +268,39 @@ def test_pettingzoo_state_test(name):
         warnings.simplefilter("error")
         test_state_space(env)
         test_state(env, 20)
+
+
+@pytest.mark.parametrize(("name", "n"), GAME_PLAYERS)
+def test_state_after_a_forfeit_shows_the_game_over(name, n):
+    """``illegal="lose"`` ends the game outside the kernels (their state still has a decider); the
+    env reports every seat terminated, and ``state()`` says the same in both views: no decider,
+    every seat done, ``H_TERMINAL`` 1, as at a normal end, with the position (observation blocks,
+    turn owner, pending decision) as it stood when the game ended."""
+    mod = game_module(name)
+    env = mod.env(num_players=n)  # illegal="lose"
+    env.reset(seed=5)
+    rng = np.random.default_rng(n)
+    for _ in range(3):
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    raw = env.unwrapped
+    before = {view: env.state(view) for view in ("public", "all")}
+    mover = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(mover)["action_mask"] == 0)[0]))
+    assert all(env.terminations.values()) and env.rewards[mover] == -1 and raw.game_over
+    assert not raw.state_array[H_TERMINAL]  # the kernels never saw the forfeit
+    for view, was in before.items():
+        gs = global_state_view(mod.GAME, raw.params, view)
+        now = env.state(view)
+        assert raw.global_state_space(view).contains(now)
+        assert not now[gs.decider : gs.decider + n].any()
+        assert now[gs.done : gs.done + n].tolist() == [1] * n
+        assert now[gs.terminal] == 1
+        header = np.zeros(gs.size, dtype=bool)
+        header[gs.decider : gs.decider + n] = header[gs.done : gs.done + n] = header[gs.terminal] = True
+        np.testing.assert_array_equal(now[~header], was[~header])  # the position, owner and phase as they were
+    ended = mod.raw_env(num_players=n)  # a normal end has the same header
+    ended.reset(seed=5)
+    play_to_end(ended, rng)
+    gs = global_state_view(mod.GAME, ended.params, "public")
+    end = ended.state()
+    assert not end[gs.decider : gs.decider + n].any() and end[gs.done : gs.done + n].all() and end[gs.terminal] == 1
