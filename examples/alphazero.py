@@ -178,11 +178,18 @@ class Replay:
                 "size": np.array(self.size), "head": np.array(self.head)}
 
     def load(self, saved: Any) -> None:
-        if saved["obs"].shape != self.obs.shape or saved["pi_act"].shape != self.pi_act.shape:
+        names = ("obs", "pi_act", "pi_p", "masks", "z")
+        if any(saved[k].shape != getattr(self, k).shape for k in names):
             raise ValueError("the saved replay buffer has other sizes than this run's (--buffer, --simulations)")
-        for name in ("obs", "pi_act", "pi_p", "masks", "z"):
+        size, head = (saved[k] for k in ("size", "head"))
+        if any(a.shape != () or a.dtype.kind not in "iu" for a in (size, head)) or not (
+                0 <= int(size) <= self.capacity and 0 <= int(head) < self.capacity):
+            raise ValueError("the saved replay buffer's size or head is out of range")
+        if not (np.all(np.isfinite(saved["pi_p"])) and np.all(np.isfinite(saved["z"]))):
+            raise ValueError("the saved replay buffer holds non-finite targets")
+        for name in names:
             getattr(self, name)[:] = saved[name]
-        self.size, self.head = int(saved["size"]), int(saved["head"])
+        self.size, self.head = int(size), int(head)
 
 
 # ---- self-play ---------------------------------------------------------------------------------
@@ -350,6 +357,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     from gamecore import aznet
     from gamecore.games import get_game
+    from gamecore.model_io import read_npz
     from gamecore.progress import Progress
 
     game = get_game(args.game)
@@ -363,19 +371,29 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     replay = Replay(args.buffer, obs_len, num_actions, args.simulations)
     start = 0
     if args.resume:
-        ckpt = aznet.load_checkpoint(args.out)
+        try:  # weights_only: a crafted file is refused, never run
+            ckpt = aznet.load_checkpoint(args.out)
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--resume: {exc}") from None
         old = ckpt["config"]
         if any(old[k] != config[k] for k in aznet.NETWORK_KEYS):
             raise SystemExit(f"--resume: {args.out} holds a network for {old['game']} with {old['players']} players "
                              f"and layers {old['hidden']}, not this run's")
-        net.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        rng.bit_generator.state = ckpt["rng"]["numpy"]
-        torch.set_rng_state(ckpt["rng"]["torch"])
-        start = int(ckpt["iteration"])
+        try:
+            net.load_state_dict(ckpt["model"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+            rng.bit_generator.state = ckpt["rng"]["numpy"]
+            torch.set_rng_state(ckpt["rng"]["torch"])
+            start = int(ckpt["iteration"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            raise SystemExit(f"--resume: {args.out} is not a checkpoint this script wrote: its network, optimizer, "
+                             f"generator or iteration entry is malformed ({str(exc)[:120]})") from None
         if buffer_path(args.out).is_file():
-            with np.load(buffer_path(args.out)) as saved:
-                replay.load(saved)
+            try:
+                replay.load(read_npz(buffer_path(args.out), "--resume"))
+            except (KeyError, ValueError) as exc:
+                raise SystemExit(f"--resume: {buffer_path(args.out)} is not this run's replay buffer "
+                                 f"({str(exc)[:200]})") from None
         else:
             print(f"--resume: no replay buffer beside {args.out}; starting with an empty one")
     else:

@@ -43,7 +43,10 @@ that needs longer continues from its last checkpoint: ``--init callisto_env/base
 divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
 model remembers it (its observation space), and the arena's ``ppo:`` agent scales for it.
 
-At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) and played greedily
+At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) with no pickle in it
+(``gamecore.model_io.save_maskppo``: SB3's zip with the pickled blobs of its ``data`` entry
+stripped; read it with the arena's ``ppo:`` agent or ``gamecore.model_io.load_maskppo``, which
+never run code from a model file, not with ``MaskablePPO.load``) and played greedily
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line
 printed is the win rate next to the random-vs-random baseline measured on the same games.
 
@@ -428,15 +431,21 @@ def load_imitation_cache(path: Path, key: dict[str, Any]) -> dict[str, Any] | No
     """The decisions saved at ``path`` if they were collected with the same settings, else None."""
     import json
 
+    from gamecore.model_io import read_npz
+
     if not path.is_file():
         return None
-    with np.load(path) as z:
+    z = read_npz(path, "--imitate-cache")  # numbers and text only, never a pickle
+    try:
         meta = json.loads(str(z["meta"]))
         if meta["key"] != key:
             print(f"imitation: {path} holds other decisions ({meta['key']}); collecting afresh")
             return None
-        data = {k: z[k] if k in z.files else None for k in _CACHED}
-    data.update(seconds=meta["seconds"], decisions_played=meta["decisions_played"])
+        data = {k: z.get(k) for k in _CACHED}
+        data.update(seconds=float(meta["seconds"]), decisions_played=int(meta["decisions_played"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"--imitate-cache: {path} is not an imitation cache of this script "
+                         f"({str(exc)[:80]})") from None
     return data
 
 
@@ -527,12 +536,16 @@ def held_out_rows(games: np.ndarray, share: float = 0.1) -> tuple[np.ndarray, np
     return np.flatnonzero(~held), np.flatnonzero(held)
 
 
-def start_from(model: Any, path: Path, device: str) -> None:
-    """Copy the policy weights and the optimizer state of the model saved at ``path`` into ``model``
-    (SystemExit naming the difference where the two networks do not match)."""
-    from sb3_contrib import MaskablePPO
+def start_from(model: Any, path: Path, device: str, game: str) -> None:
+    """Copy the policy weights and the optimizer state of the model of ``game`` saved at ``path`` into
+    ``model`` (SystemExit naming the difference where the two networks do not match, or what is wrong
+    with the file; it is read without unpickling anything: :func:`gamecore.model_io.load_maskppo`)."""
+    from gamecore.model_io import load_maskppo
 
-    src = MaskablePPO.load(path, device=device)
+    try:  # reads no pickle: a crafted file is refused, never run
+        src = load_maskppo(path, game, device=device, what="--init")
+    except (OSError, ValueError) as exc:
+        raise SystemExit(str(exc)) from None
     if src.observation_space != model.observation_space or src.action_space != model.action_space:
         raise SystemExit(f"--init: {path} was trained on observations {src.observation_space} and actions "
                          f"{src.action_space}, not this run's {model.observation_space} and {model.action_space}")
@@ -683,6 +696,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
 
+    from gamecore.model_io import save_maskppo
     from gamecore.sb3 import SelfPlayVecEnv, random_opponent
 
     torch.manual_seed(args.seed)
@@ -717,7 +731,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not args.no_progress:
         callbacks.append(make_progress_callback(math.ceil(args.timesteps / rollout) * rollout))
     if args.init is not None:
-        start_from(model, args.init, args.device)
+        start_from(model, args.init, args.device, args.game)
     imitation = imitate(model, args, venv.games.encoder) if args.imitate is not None else None
     t0 = time.perf_counter()
     if args.timesteps > 0:
@@ -732,8 +746,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(out)
-    saved = out if out.suffix == ".zip" else out.with_name(out.name + ".zip")
+    saved = save_maskppo(model, out)  # no pickle in the file: gamecore.model_io
     print(f"saved {saved}")
 
     eval_seed = args.seed + 1_000_003  # games not seen in training

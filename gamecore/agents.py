@@ -44,6 +44,12 @@ Agents, by spec string (:func:`make_agent`)::
 
 Every agent takes a ``seed``; with the same seed it makes the same decisions.
 
+Budgets are capped, and refused by the constructor before any search: simulations per decision
+(``mcts:N``, ``sims=``) at most :data:`gamecore.mcts.MAX_SIMS` (1,000,000), greedy ``samples`` at
+most :data:`gamecore.mcts.MAX_SAMPLES` (1,000) and ``samples`` x ``cap`` at most
+:data:`gamecore.mcts.MAX_GREEDY_NODES` (10**8); a search whose arrays would not fit in the memory
+available is refused too (:class:`gamecore.mcts.SearchMemoryError`). Each option is given once.
+
 ``act`` checks what it is given before any kernel sees it (numba checks no bounds): ``masks`` a
 (B, A) array of bools or 0/1 integers with a legal action in every row, ``A`` the game's action
 count; ``states`` (B, STATE_LEN) integers, each a running position of the game that play can
@@ -204,8 +210,7 @@ class GreedyAgent(Agent):
         self._auto_samples = samples is None
         if samples is None:
             samples = default_samples
-        self.depth, self.samples, self.node_cap = (M.check_int(f"greedy: {name}", v) for name, v in (
-            ("depth", depth), ("samples", samples), ("node_cap", node_cap)))
+        self.depth, self.node_cap, self.samples = M.check_greedy("greedy: ", depth, node_cap, samples)
         M._fits(f"greedy: a search of depth {self.depth:,}", M.greedy_bytes(
             self.game.kernels.STATE_LEN, min(self._widths()), self.game.min_players, self.depth), 1)
         self.spec = "greedy" + _options_suffix({"depth": (self.depth, M.DEFAULT_DEPTH), "samples": (
@@ -280,6 +285,8 @@ class MCTSAgent(Agent):
             raise TypeError(f"mcts: the simulation budget must be an int, got {short_repr(budget)}")
         if budget < 1:
             raise ValueError(f"mcts: the simulation budget must be at least 1, got {short_repr(budget)}")
+        if budget > M.MAX_SIMS:
+            raise ValueError(f"mcts: the simulation budget must be at most {M.MAX_SIMS:,}, got {short_repr(budget)}")
         self.budget, self.c, self.widen = int(budget), M.check_real("mcts: c", c), M.check_real("mcts: widen", widen)
         M._fits(f"mcts: a budget of {self.budget:,} simulations", M.mcts_bytes(
             self.budget, min(self._widths()), self.game.min_players), 1)
@@ -330,7 +337,7 @@ class PPOAgent(Agent):
         from gamecore import puct
 
         if sims is not None:
-            sims = M.check_int("ppo: sims", sims)
+            sims = puct.check_sims_fit("ppo: sims", sims, self.game)
         if c is not None and sims is None:
             raise ValueError("ppo: c is the PUCT constant of a search: give sims too (ppo:<path>,sims=200,c=1.25)")
         if mix is not None and sims is None:
@@ -344,9 +351,9 @@ class PPOAgent(Agent):
             path = path.with_name(path.name + ".zip")
         if not path.is_file():  # before the import: a wrong path is reported without sb3 installed
             raise FileNotFoundError(f"ppo: no saved model at {path}")
-        from sb3_contrib import MaskablePPO
+        from gamecore.model_io import load_maskppo
 
-        self.model = MaskablePPO.load(path, device="cpu")
+        self.model = load_maskppo(path, self.game, device="cpu")  # runs no code of the file's
         if seed is not None:
             self.model.set_random_seed(seed)
         self.path = path
@@ -444,7 +451,8 @@ class AZAgent(Agent):
         self.net, self.config = aznet.load_network(path)
         if self.config["game"] != self.game.name:
             raise ValueError(f"az: {path} was trained on {self.config['game']}, not {self.game.name}")
-        self.sims = M.check_int("az: sims", sims if sims is not None else int(self.config.get("simulations", 64)))
+        self.sims = puct.check_sims_fit(
+            "az: sims", sims if sims is not None else int(self.config.get("simulations", 64)), self.game)
         self.c = puct.check_real("az: c", c if c is not None else float(self.config.get("c_puct",
                                  puct.DEFAULT_C_PUCT)), strict=True)
         self.evaluate = aznet.make_evaluator(self.net)
@@ -546,7 +554,8 @@ def shipped_baseline(game: str | GameSpec) -> Path | None:
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
     """``"mcts:400,c=0.7"`` -> ``("mcts", "400", {"c": 0.7})``; ``"ppo:runs/x.zip"`` ->
-    ``("ppo", "runs/x.zip", {})``. Raises ValueError naming what is accepted."""
+    ``("ppo", "runs/x.zip", {})``. Raises ValueError naming what is accepted (an option given twice,
+    ``mcts:20,c=1,c=2``, is refused rather than the last one taken)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string, got {short_repr(spec)}")
     kind, _, rest = spec.strip().partition(":")
@@ -581,6 +590,8 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
         if key not in AGENT_KINDS[kind]:
             known = ", ".join(AGENT_KINDS[kind]) or "none"
             raise ValueError(f"{short_repr(spec)}: unknown option {short_repr(key)} for {kind} (options: {known})")
+        if key in options:
+            raise ValueError(f"{short_repr(spec)}: option {key} given twice (give each option once)")
         try:
             options[key] = AGENT_KINDS[kind][key](value)
         except ValueError:

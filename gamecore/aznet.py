@@ -19,6 +19,9 @@ Checkpoints
 ``torch.save`` of a dict: ``format`` (``CHECKPOINT_FORMAT``), ``config`` (game, players, sizes,
 hidden layers, encoding and the training options), ``model`` (the network's ``state_dict``),
 ``optimizer``, ``iteration`` and ``rng`` (the generators' states, for an exact ``--resume``).
+Every entry is a tensor or a plain value (numbers, strings, lists, dicts), so
+:func:`load_checkpoint` reads a checkpoint with ``torch.load(..., weights_only=True)``: a file
+that holds anything else (a crafted pickle) is refused, never run.
 """
 
 from __future__ import annotations
@@ -87,47 +90,142 @@ def make_evaluator(net: Any):
     return evaluate
 
 
+def _plain(value: Any, where: str) -> Any:
+    """``value`` in the types ``torch.load(..., weights_only=True)`` reads back (numbers, strings,
+    None, tensors and lists / tuples / str-keyed dicts of them): numpy scalars and arrays become
+    Python numbers and tensors, paths strings; anything else is a TypeError naming ``where``."""
+    import torch
+
+    if isinstance(value, np.generic):  # before float: np.float64 is one
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
+        return value
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        if not all(isinstance(k, (str, int)) for k in value):
+            raise TypeError(f"save_checkpoint: {where} has keys other than strings and ints")
+        return {k: _plain(v, f"{where}[{k!r}]") for k, v in value.items()}
+    raise TypeError(f"save_checkpoint: {where} is a {type(value).__name__}, which a checkpoint cannot hold "
+                    "(numbers, strings, tensors and lists / dicts of them)")
+
+
 def save_checkpoint(path: str | Path, net: Any, optimizer: Any, iteration: int, config: dict[str, Any],
                     rng: dict[str, Any]) -> Path:
-    """Write a checkpoint (atomically: a temporary file renamed over ``path``)."""
+    """Write a checkpoint (atomically: a temporary file renamed over ``path``), every entry in the
+    types :func:`load_checkpoint` reads back with ``weights_only=True``: numpy scalars and arrays
+    become Python numbers and tensors, paths strings, anything else a TypeError."""
     import torch
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    torch.save({"format": CHECKPOINT_FORMAT, "config": dict(config), "model": net.state_dict(),
-                "optimizer": optimizer.state_dict() if optimizer is not None else None,
-                "iteration": int(iteration), "rng": rng}, tmp)
+    torch.save(_plain({"format": CHECKPOINT_FORMAT, "config": dict(config), "model": net.state_dict(),
+                       "optimizer": optimizer.state_dict() if optimizer is not None else None,
+                       "iteration": int(iteration), "rng": rng}, "the checkpoint"), tmp)
     tmp.replace(path)
     return path
 
 
+def _is_count(v: Any, high: int = 2**24) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= high
+
+
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """A checkpoint written by :func:`save_checkpoint`, checked (FileNotFoundError / ValueError)."""
+    """A checkpoint written by :func:`save_checkpoint`, read with ``torch.load(..., weights_only=True)``
+    (tensors and plain values only: a file that holds anything else is refused, never run) and
+    checked: FileNotFoundError for a missing file, one ValueError naming the file and what is wrong
+    for anything else."""
     path = Path(path)
     if not path.is_file():  # before the import: a wrong path is reported without torch installed
         raise FileNotFoundError(f"az: no checkpoint at {path}")
+    import pickle
+
     import torch
 
+    what = f"az: {path} is not a checkpoint of examples/alphazero.py"
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if not head:
+        raise ValueError(f"{what}: the file is empty")
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as exc:  # a truncated or foreign file
-        raise ValueError(f"az: {path} is not a checkpoint of examples/alphazero.py ({exc})") from None
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        if head.startswith(b"PK"):  # torch's own zip format, holding more than tensors and plain values
+            raise ValueError(f"az: {path} holds objects other than tensors and plain values (refused: loading "
+                             "them could run code)") from None
+        raise ValueError(f"{what} (not a torch file)") from None
+    except Exception as exc:  # truncated or foreign: RuntimeError, EOFError, ...
+        text = " ".join(str(exc).split()[:12]) or type(exc).__name__
+        raise ValueError(f"{what} (truncated, or another kind of file: {text})") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT or not isinstance(
             ckpt.get("config"), dict) or any(k not in ckpt["config"] for k in NETWORK_KEYS):
-        raise ValueError(f"az: {path} is not a checkpoint of examples/alphazero.py (format {CHECKPOINT_FORMAT})")
-    if ckpt["config"]["encoding"] != ENCODING:
-        raise ValueError(f"az: {path} encodes observations as {ckpt['config']['encoding']!r}; this version reads "
+        raise ValueError(f"{what} (format {CHECKPOINT_FORMAT}: a dict with format, config, model)")
+    cfg = ckpt["config"]
+    if cfg["encoding"] != ENCODING:
+        raise ValueError(f"az: {path} encodes observations as {str(cfg['encoding'])[:40]!r}; this version reads "
                          f"{ENCODING!r}")
+    hidden = cfg["hidden"]
+    if not (isinstance(cfg["game"], str) and _is_count(cfg["players"], 64) and _is_count(cfg["obs_len"])
+            and _is_count(cfg["num_actions"]) and isinstance(hidden, (list, tuple)) and len(hidden) <= 64
+            and all(_is_count(h) for h in hidden)):
+        raise ValueError(f"{what}: its config's game, players, obs_len, num_actions or hidden sizes are malformed")
+    from gamecore import mcts, puct
+
+    options = {"simulations": lambda v: mcts.check_int("simulations", v),  # what the az agent searches with
+               "c_puct": lambda v: puct.check_real("c_puct", v, strict=True),
+               "mix": lambda v: puct.check_real("mix", v, high=1.0),
+               "horizon": lambda v: mcts.check_int("horizon", v, low=0),
+               "scale": lambda v: mcts.check_real("scale", v)}
+    for key, check in options.items():
+        if cfg.get(key) is not None:
+            try:
+                check(cfg[key])
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"az: {path} holds a malformed training option: {exc}") from None
+    model = ckpt.get("model")
+    if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in model.items()):
+        raise ValueError(f"{what}: its model entry is not a state dict of tensors")
+    for key, tensor in model.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise ValueError(f"az: {path} holds non-finite weights ({key})")
     return ckpt
 
 
+def _expected_shapes(cfg: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The state dict shapes of :func:`make_network` for a checkpoint's config."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = int(cfg["obs_len"])
+    for i, h in enumerate(cfg["hidden"]):
+        shapes[f"trunk.{2 * i}.weight"], shapes[f"trunk.{2 * i}.bias"] = (int(h), width), (int(h),)
+        width = int(h)
+    shapes["policy.weight"], shapes["policy.bias"] = (int(cfg["num_actions"]), width), (int(cfg["num_actions"]),)
+    shapes["value.weight"], shapes["value.bias"] = (1, width), (1,)
+    return shapes
+
+
 def load_network(path: str | Path) -> tuple[Any, dict[str, Any]]:
-    """(network in eval mode, config) of a checkpoint."""
+    """(network in eval mode, config) of a checkpoint; ValueError naming the file where its weights
+    do not fit the network its config describes."""
     ckpt = load_checkpoint(path)
     cfg = ckpt["config"]
+    got = {k: tuple(v.shape) for k, v in ckpt["model"].items()}
+    want = _expected_shapes(cfg)
+    if got != want:
+        diff = sorted(set(got) ^ set(want)) or [k for k in want if got[k] != want[k]]
+        raise ValueError(f"az: {path} holds weights that do not match its config (obs_len {cfg['obs_len']}, "
+                         f"hidden {list(cfg['hidden'])}, {cfg['num_actions']} actions): {', '.join(diff[:4])}")
     net = make_network(int(cfg["obs_len"]), int(cfg["num_actions"]), tuple(cfg["hidden"]))
-    net.load_state_dict(ckpt["model"])
+    try:
+        net.load_state_dict(ckpt["model"])
+    except (RuntimeError, ValueError) as exc:  # a dtype torch cannot copy, say
+        raise ValueError(f"az: {path} holds weights that do not fit its network ({str(exc)[:120]})") from None
     net.eval()
     return net, cfg
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import os
 import re
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -96,11 +98,32 @@ def _count(value: int, flag: str, low: int, high: int | None = None) -> int:
 
 
 def _output(path: Path, flag: str) -> Path:
-    """A file to write: not a directory, in a directory that exists."""
+    """A file to write, checked before any game is played (a long run must not lose its results
+    at the end): not a directory, in a directory that exists and takes a new file, and, if it
+    exists, writable (opened for appending, nothing written)."""
     if path.is_dir():
         _fail(flag, f"{path} is a directory; name a file")
     if not path.parent.is_dir():
         _fail(flag, f"no directory {path.parent} to write {path.name} in")
+    if path.exists():
+        try:  # O_NONBLOCK: a FIFO without a reader is refused, not waited on
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+        except OSError as exc:
+            _fail(flag, f"cannot write {path}: {exc.strerror or exc}")
+    else:
+        _writable_dir(path.parent, flag)
+    return path
+
+
+def _writable_dir(path: Path, flag: str) -> Path:
+    """A directory that takes a new file: one is made there and removed (permissions, a read-only
+    file system, a full one: whatever would refuse the results at the end refuses them now)."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".tabletop-rl-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        _fail(flag, f"cannot write in {path}: {exc.strerror or exc}")
     return path
 
 
@@ -203,7 +226,9 @@ def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
     t.add_argument("--mcts", type=int, nargs="*", default=[200],
                    help="MCTS budgets (simulations per decision); none with a bare --mcts")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--models", type=Path, default=Path("runs"), help="where <game>_maskppo.zip models are")
+    t.add_argument("--models", type=Path, default=None, metavar="DIR",
+                   help="add DIR/<game>_maskppo.zip (a model examples/train.py saved) to each game's table where it "
+                        "exists; without it no model is read but the shipped baseline and --extra ppo:PATH")
     t.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
                    help="more agents for every table, e.g. baseline:sims=200 (a baseline spec is left out of a "
                         "game that ships no baseline)")
@@ -342,7 +367,15 @@ def cmd_record(args: argparse.Namespace) -> Any:
                      {str(k): a.spec for k, a in enumerate(agents)})
     t0 = time.perf_counter()
     while not env.game_over:
-        a = aec_action(agents[env.agent_name_mapping[env.agent_selection]], env)
+        seat = env.agent_name_mapping[env.agent_selection]
+        try:
+            a = aec_action(agents[seat], env)
+            if a not in env.legal_actions():
+                raise ValueError(f"returned {a}, not a legal decision")
+        except Exception as exc:  # the game so far is kept (no result: it is unfinished)
+            rec.save(args.out)
+            raise ValueError(f"the agent of seat {seat} ({agents[seat].spec}) failed after {len(rec.actions)} "
+                             f"decisions: {_one_line(exc)}; the game so far is saved in {args.out}") from exc
         rec.actions.append(env.action_to_string(a))
         env.step(a)
     rec.result = outcome(spec.name, env.state_array)
@@ -412,7 +445,7 @@ def cmd_tables(args: argparse.Namespace) -> str:
     if twice:
         _fail("--extra", f"{', '.join(twice)} is in every table already or given twice")
     if args.readme:
-        _input(args.readme, "--readme")
+        _output(_input(args.readme, "--readme"), "--readme")  # rewritten at the end: writable now
     if args.json_dir:
         if args.json_dir.exists() and not args.json_dir.is_dir():
             _fail("--json-dir", f"{args.json_dir} is a file; name a directory")
@@ -420,13 +453,17 @@ def cmd_tables(args: argparse.Namespace) -> str:
             args.json_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             _fail("--json-dir", _one_line(exc))
+        for name in args.only or sorted(GAMES):  # each game's file, as it will be written
+            _output(args.json_dir / f"arena_{get_game(name).name}.json", "--json-dir")
     _threads(args.threads)
     blocks = []
     for name in args.only or sorted(GAMES):
         spec = get_game(name)
         agents = ["random", "greedy", *(f"mcts:{b}" for b in args.mcts)]
-        model = args.models / f"{spec.name}_maskppo.zip"
-        if model.is_file():
+        # a trained model enters only where the command line names it (--models DIR, --extra ppo:PATH):
+        # nothing is read from the working directory unasked
+        model = args.models / f"{spec.name}_maskppo.zip" if args.models is not None else None
+        if model is not None and model.is_file():
             agents.append(f"ppo:{model.as_posix()}")
         shipped = shipped_baseline(spec.name)
         baseline = shipped is not None
@@ -439,7 +476,7 @@ def cmd_tables(args: argparse.Namespace) -> str:
         run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
         summary = arena.summarize(run)
         table = arena.format_table(summary)
-        if not model.is_file():
+        if model is not None and not model.is_file():
             table += f"\n\n(no trained model at `{model.as_posix()}`: run `python examples/train.py --game {name}`)"
         if baseline and "baseline" not in agents:
             table += (f"\n\n(the shipped `baseline` left out: it needs {needs.replace('_', '-')}, the `train` "
@@ -450,9 +487,10 @@ def cmd_tables(args: argparse.Namespace) -> str:
             arena.write_json(summary, run, args.json_dir / f"arena_{spec.name}.json")
     mcts = " ".join(["--mcts", *map(str, args.mcts)])
     extra = f" --extra {' '.join(args.extra)}" if args.extra else ""
+    models = f" --models {args.models.as_posix()}" if args.models is not None else ""
     command = (f"python -m gamecore tables --games {args.games} {mcts} --seed {args.seed}{extra}"
-               + (f" --only {' '.join(args.only)}" if args.only else "") + (f" --readme {args.readme}"
-                                                                              if args.readme else ""))
+               + (f" --only {' '.join(args.only)}" if args.only else "") + models
+               + (f" --readme {args.readme}" if args.readme else ""))
     text = f"{BEGIN}\nProduced by `{command}`.\n\n" + "\n\n".join(blocks) + f"\n{END}"
     if args.readme:
         readme = args.readme.read_text(encoding="utf-8")

@@ -86,6 +86,16 @@ DEFAULT_NODE_CAP = 20_000
 DEFAULT_DEPTH = 3
 #: largest UCT constant / widening factor accepted (larger ones overflow the node scores)
 MAX_REAL = 1e6
+#: most simulations one decision may take (MCTS's ``budget``, the PUCT searches' ``sims``): a
+#: million is far past any table (``mcts:200`` .. ``mcts:10000``) and still minutes, not days, a
+#: decision; beyond it a typo (``mcts:100000000``) would run for hours before anything is shown
+MAX_SIMS = 1_000_000
+#: most resamples a greedy search averages (``samples``; the default is 4 where the game hides
+#: something): every one repeats the whole lookahead
+MAX_SAMPLES = 1_000
+#: most decisions a greedy search applies in all, ``samples`` times ``node_cap`` (the default 4 x
+#: 20,000): about a minute of lookahead per decision at most, not days
+MAX_GREEDY_NODES = 100_000_000
 
 _BUILT: dict[str, tuple] = {}
 
@@ -109,7 +119,10 @@ def margin_values(scores: np.ndarray, n: int, scale: float, out: np.ndarray) -> 
 
 @jit
 def pick_best(values: np.ndarray, mask: np.ndarray, rng: np.ndarray) -> int:
-    """A uniformly random legal index among those with the highest value (-1 if none legal)."""
+    """A uniformly random legal index among those with the highest value (-1 if none legal). A NaN
+    value never compares, so it counts as the lowest; where no legal value compares at all (every
+    one NaN or -inf: a learned leaf value gone bad) the index is uniformly random among the legal
+    ones, so a legal decision comes back whatever the values are."""
     best = -math.inf
     count = 0
     for a in range(values.shape[0]):
@@ -118,13 +131,24 @@ def pick_best(values: np.ndarray, mask: np.ndarray, rng: np.ndarray) -> int:
         if values[a] > best + 1e-9:
             best = values[a]
             count = 1
-        elif values[a] > best - 1e-9:
+        elif values[a] >= best or values[a] > best - 1e-9:  # >=: past ~1e7, 1e-9 is below a float's step
             count += 1
-    if count == 0:
+    if count == 0:  # no legal value compares (NaN, or -inf everywhere): any legal index, uniformly
+        for a in range(values.shape[0]):
+            if mask[a] != 0:
+                count += 1
+        if count == 0:
+            return -1
+        k = rng_below(rng, 0, count)
+        for a in range(values.shape[0]):
+            if mask[a] != 0:
+                if k == 0:
+                    return a
+                k -= 1
         return -1
     k = rng_below(rng, 0, count)
     for a in range(values.shape[0]):
-        if mask[a] != 0 and values[a] > best - 1e-9:
+        if mask[a] != 0 and (values[a] >= best or values[a] > best - 1e-9):
             if k == 0:
                 return a
             k -= 1
@@ -357,7 +381,7 @@ def build(K: ModuleType) -> tuple:
                             ch = child_of[a]
                             nc = node_n[ch]
                             u = node_w[ch, decider] / nc + c_uct * math.sqrt(log_n / nc)
-                            if u > best:
+                            if best_child < 0 or u > best:  # a legal child even if no score compares
                                 best = u
                                 best_child = ch
                     K.apply(sim, node_action[best_child])
@@ -440,14 +464,34 @@ def _spec_of(K: ModuleType | GameSpec) -> GameSpec:
     raise TypeError(f"K must be the rules module of a game ({', '.join(GAMES.values())}), got {short_repr(K)}")
 
 
-def check_int(name: str, value: Any, low: int = 1) -> int:
-    """``value`` as an int ``>= low``, or TypeError (not an int: a float, a string, a bool) /
-    ValueError (too small)."""
+def check_int(name: str, value: Any, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int ``>= low`` (and ``<= high`` when given), or TypeError (not an int: a
+    float, a string, a bool) / ValueError (out of range)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {short_repr(value)}")
     if value < low:
         raise ValueError(f"{name} must be at least {low}, got {short_repr(value)}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be at most {high:,}, got {short_repr(value)}")
     return int(value)
+
+
+def check_sims(name: str, value: Any) -> int:
+    """A number of simulations per decision: an int 1..:data:`MAX_SIMS`."""
+    return check_int(name, value, high=MAX_SIMS)
+
+
+def check_greedy(prefix: str, depth: Any, node_cap: Any, samples: Any) -> tuple[int, int, int]:
+    """``(depth, node_cap, samples)`` of a greedy search checked: ints >= 1, ``samples`` at most
+    :data:`MAX_SAMPLES` and ``samples * node_cap`` at most :data:`MAX_GREEDY_NODES` (``prefix``
+    starts every message: ``"greedy: "``)."""
+    depth = check_int(f"{prefix}depth", depth)
+    node_cap = check_int(f"{prefix}node_cap", node_cap, high=MAX_GREEDY_NODES)
+    samples = check_int(f"{prefix}samples", samples, high=MAX_SAMPLES)
+    if samples * node_cap > MAX_GREEDY_NODES:
+        raise ValueError(f"{prefix}samples x node_cap = {samples:,} x {node_cap:,} decisions a search may apply, "
+                         f"more than {MAX_GREEDY_NODES:,}: lower samples or the node cap")
+    return depth, node_cap, samples
 
 
 def check_real(name: str, value: Any) -> float:
@@ -566,8 +610,7 @@ def greedy_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_act
                    samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(actions, values) of the greedy search for each row of ``states`` (``num_actions``: None or
     the game's count; every argument checked by :func:`check_search` first)."""
-    depth, node_cap = check_int("depth", depth), check_int("node_cap", node_cap)
-    samples = check_int("samples", samples)
+    depth, node_cap, samples = check_greedy("", depth, node_cap, samples)
     states, seats, legal = check_search(K, states, seats, num_actions)
     return _greedy(_spec_of(K).kernels, states, seats, _seeds(seeds, len(states)), depth, node_cap, samples,
                    legal.shape[1])
@@ -580,7 +623,7 @@ def mcts_actions(K: ModuleType, states: np.ndarray, seats: np.ndarray, num_actio
     """(actions, root visit counts) of an MCTS of ``budget`` simulations for each row of ``states``
     (arguments checked as for :func:`greedy_actions`); ``horizon`` / ``scale``: the rollout
     horizon and its value scale (None: the game's ``mcts_horizon`` / ``mcts_value_scale``)."""
-    budget, c_uct, widen = check_int("budget", budget), check_real("c", c_uct), check_real("widen", widen)
+    budget, c_uct, widen = check_sims("budget", budget), check_real("c", c_uct), check_real("widen", widen)
     if not isinstance(determinize, (bool, np.bool_)):
         raise TypeError(f"determinize must be True or False, got {short_repr(determinize)}")
     horizon, scale = check_horizon(_spec_of(K), horizon, scale)
@@ -642,6 +685,7 @@ def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarra
     return actions, visits
 
 
-__all__ = ["build", "check_search", "check_horizon", "greedy_actions", "mcts_actions", "greedy_bytes", "mcts_bytes",
-           "SearchMemoryError", "WIN_WEIGHT",
-           "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL"]
+__all__ = ["build", "check_search", "check_horizon", "check_sims", "check_greedy", "greedy_actions", "mcts_actions",
+           "greedy_bytes", "mcts_bytes", "SearchMemoryError", "WIN_WEIGHT",
+           "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL", "MAX_SIMS", "MAX_SAMPLES",
+           "MAX_GREEDY_NODES"]

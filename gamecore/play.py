@@ -5,7 +5,12 @@ seats are played by the ``--vs`` agent(s). At a person's turn the board is drawn
 ``--no-color`` or ``NO_COLOR`` is set) from that seat's view, with the legal decisions numbered in
 game notation. Every other line (the agents' decisions, the board at the end) shows what that
 person may know: another seat's secret decision is printed as its public part ("player_1 plays:
-keep a scoring card"); with several people at one screen, only what is public. Type:
+keep a scoring card"); with several people at one screen, only what is public.
+
+An agent that fails at its turn (an error, or no legal decision) stops the game with an
+:class:`AgentError`, after the game so far is saved: in ``--save`` if given, else in a new file in
+the temporary directory, named in the error (continue it with ``--load``). A failing hint agent
+only says so; the game goes on. Type:
 
 =================  ===================================================================
 ``7``              play decision 7 of the list
@@ -15,7 +20,7 @@ keep a scoring card"); with several people at one screen, only what is public. T
 ``h`` / ``hint``   what the hint agent (the first opponent, or ``--hint``) would play here
 ``u`` / ``undo``   back to your previous decision (the agents' replies are taken back too)
 ``save FILE``      write the game record (JSON: options, seed, decisions) to FILE
-``load FILE``      continue a saved game
+``load FILE``      continue a saved game (a record file of at most 16 MiB)
 ``b`` / ``board``  draw the board again
 ``q`` / ``quit``   stop (the game so far is kept in ``--save`` if given)
 =================  ===================================================================
@@ -26,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 from typing import Any, TextIO
 
 import numpy as np
@@ -69,6 +75,16 @@ def _agent(spec: str, game: Any, seed: int, who: str) -> Agent:
 
 class QuitGameError(Exception):
     """The person asked to stop."""
+
+
+class AgentError(ValueError):
+    """An agent failed at its turn (raised an error, or returned no legal decision); the message
+    names the agent and where the game so far was saved."""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 class TerminalGame:
@@ -141,14 +157,34 @@ class TerminalGame:
             self.say("stopped.")
             self.autosave()
             return self.record
+        except AgentError as exc:
+            self.say(f"stopped: {exc}")
+            where = self.autosave(anyway=True)
+            raise AgentError(f"{exc}; the game so far is saved in {where} (continue it: play {self.spec.name} "
+                             f"--load {where})") from exc.__cause__
         self.finish()
         self.autosave()
         return self.record
 
-    def autosave(self) -> None:
+    def autosave(self, anyway: bool = False) -> str | None:
+        """Write the record to ``--save`` (if given); ``anyway``: where that is not given or fails,
+        to a new file in the temporary directory. Returns the file written (None: none)."""
+        where = None
         if self.save_path:
-            self.record.save(self.save_path)
-            self.say(f"saved {self.save_path}")
+            try:
+                self.record.save(self.save_path)
+                where = self.save_path
+            except OSError as exc:
+                if not anyway:
+                    raise
+                self.say(f"cannot save {self.save_path}: {exc}")
+        if where is None and anyway:
+            fd, where = tempfile.mkstemp(prefix=f"{self.spec.name}-seed{self.seed}-", suffix=".json")
+            os.close(fd)
+            self.record.save(where)
+        if where is not None:
+            self.say(f"saved {where}")
+        return where
 
     def play(self, action: int, who: str) -> None:
         name = self.env.action_to_string(action)
@@ -161,7 +197,13 @@ class TerminalGame:
         agent = self.agents[seat]
         obs = self.env.observe(self.env.agent_selection)
         state = self.env.state_array if agent.needs_state else None
-        action = agent.act_one(obs["observation"], obs["action_mask"], state, seat)
+        who = f"the agent of seat {seat} ({agent.spec})"
+        try:
+            action = agent.act_one(obs["observation"], obs["action_mask"], state, seat)
+        except Exception as exc:  # whatever it is, the game so far is saved (run)
+            raise AgentError(f"{who} failed: {_one_line(exc)}") from exc
+        if action not in self.env.legal_actions():
+            raise AgentError(f"{who} returned {action}, not a legal decision")
         self.play(action, f"{self.spec.player_name(seat)} ({agent.spec})")
 
     def human_turn(self, seat: int) -> None:
@@ -203,7 +245,14 @@ class TerminalGame:
         if low in ("h", "hint"):
             obs = self.env.observe(self.env.agent_selection)
             state = self.env.state_array if self.hinter.needs_state else None
-            a = self.hinter.act_one(obs["observation"], obs["action_mask"], state, seat)
+            try:
+                a = self.hinter.act_one(obs["observation"], obs["action_mask"], state, seat)
+            except Exception as exc:  # no hint, but the game goes on
+                self.say(f"no hint: the hint agent ({self.hinter.spec}) failed: {_one_line(exc)}")
+                return False
+            if a not in [m[1] for m in moves]:
+                self.say(f"no hint: the hint agent ({self.hinter.spec}) returned {a}, not a legal decision")
+                return False
             code = [m[1] for m in moves].index(a) + 1
             self.say(f"hint ({self.hinter.spec}): {code}  {self.env.action_to_string(a)}")
             return False
@@ -231,7 +280,10 @@ class TerminalGame:
                 if int(rec.options.get("num_players", 0)) != len(self.seats):
                     raise ValueError(f"{arg} has {rec.options.get('num_players')} players, this table "
                                      f"{len(self.seats)}")
-                self.env = replay_env(rec)
+                try:
+                    self.env = replay_env(rec)
+                except ValueError as exc:
+                    raise ValueError(f"{arg}: {exc}") from None
             except (OSError, ValueError) as exc:
                 self.say(f"cannot load: {exc}")
                 return False
@@ -282,4 +334,4 @@ class TerminalGame:
             self.say(f"  {self.spec.player_name(s):<10} {who:<14} score {scores[s]:g}  rank reward {rr[s]:+.2f}")
 
 
-__all__ = ["TerminalGame", "HELP"]
+__all__ = ["TerminalGame", "AgentError", "HELP"]

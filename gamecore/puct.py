@@ -52,7 +52,20 @@ Memory
 Per tree: ``budget + 1`` nodes (a simulation adds at most one) and an edge pool (one edge per
 decision a node was expanded with) that grows from Python when a simulation needs more room; no
 ``(nodes, actions)`` array is allocated, so Callisto's 3,500-6,860 actions cost only the edges of
-the decisions legal at expanded nodes.
+the decisions legal at expanded nodes. Every tree of a batch is allocated at once (the arena
+searches all its running games together), so before anything is allocated the batch's trees
+(:func:`puct_bytes` each, with the first edge pool) are checked against the memory the OS reports
+available: a batch that would not fit is a :class:`gamecore.mcts.SearchMemoryError`. ``budget``
+is at most :data:`gamecore.mcts.MAX_SIMS`.
+
+What the evaluator returns
+--------------------------
+Its shapes and numbers are checked before any kernel sees them: a NaN or infinite logit of a
+legal decision, or a value that is not a finite number in [-1, 1], is a ValueError (a model gone
+bad is reported, not played around: the arena, ``record`` and ``play`` stop with one error line,
+``play`` saving the game first). Finite logits of any size are fine (the softmax is shifted by the
+row's largest), and the selection keeps a legal edge whatever the priors and values: the search
+returns a legal decision whenever the evaluator's output passes these checks.
 
 Result
 ------
@@ -77,7 +90,7 @@ import numpy as np
 
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_TERMINAL
 from gamecore.jit import jit
-from gamecore.mcts import check_horizon, check_int, check_search, margin_values
+from gamecore.mcts import _fits, check_horizon, check_search, check_sims, margin_values
 from gamecore.options import short_repr
 from gamecore.protocol import GameSpec
 from gamecore.rewards import rank_rewards
@@ -188,7 +201,7 @@ def build(K: ModuleType) -> tuple:
                                 q = node_w[i, ch, decider] / nc
                         p = edge_prior[i, e] / psum if psum > 0.0 else 1.0 / count
                         u = q + c_puct * p * sq / (1.0 + nc)
-                        if u > best:
+                        if best_e < 0 or u > best:  # a legal edge even if no score compares
                             best = u
                             best_e = e
                     e = edge_next[i, e]
@@ -276,7 +289,8 @@ def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Softmax of each row of ``logits`` over the entries where ``masks`` is non-zero (0 elsewhere),
     in float64."""
     x = np.where(masks != 0, np.asarray(logits, dtype=np.float64), -np.inf)
-    x = x - x.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):  # logits 1e308 apart: the far one's share is 0, as it should be
+        x = x - x.max(axis=1, keepdims=True)
     p = np.exp(x)
     return p / p.sum(axis=1, keepdims=True)
 
@@ -350,7 +364,7 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     argument is checked before any kernel runs."""
     spec = _spec_of(game)
     K = spec.kernels
-    budget = check_int("budget", budget)
+    budget = check_sims("budget", budget)
     c_puct = check_real("c_puct", c_puct, strict=True)
     temperature = check_real("temperature", temperature)
     if dirichlet_alpha is not None:
@@ -378,6 +392,9 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     params = spec.params_of_state(states[0])
     n = int(counts[0])
     obs_len = int(np.prod(spec.obs_shape(params)))
+    root_legal = legal.sum(axis=1)
+    per_tree = puct_bytes(budget, width, n, K.STATE_LEN, obs_len, int(root_legal.max()))
+    _fits(f"puct: {b:,} searches of {budget:,} simulations", per_tree * b, 1)  # every tree at once
     descend, expand_backup = build(K)
 
     cap = budget + 1
@@ -386,8 +403,7 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     node_first = np.full((b, cap), -1, dtype=np.int64)
     node_parent = np.full((b, cap), -1, dtype=np.int64)
     used_nodes = np.ones(b, dtype=np.int64)
-    root_legal = legal.sum(axis=1)
-    edges = int(root_legal.max()) + 4 * budget + 16
+    edges = _first_edges(int(root_legal.max()), budget)
     edge_action = np.zeros((b, edges), dtype=np.int64)
     edge_prior = np.zeros((b, edges), dtype=np.float64)
     edge_child = np.full((b, edges), -1, dtype=np.int64)
@@ -442,6 +458,35 @@ def puct_search(game: str | GameSpec | ModuleType, states: Any, evaluate: Evalua
     return result
 
 
+def _first_edges(root_legal: int, budget: int) -> int:
+    """The first size of a tree's edge pool (it grows when a simulation needs more)."""
+    return root_legal + 4 * budget + 16
+
+
+def puct_bytes(budget: int, num_actions: int, num_players: int, state_len: int, obs_len: int,
+               root_legal: int | None = None) -> int:
+    """Bytes one tree of :func:`puct_search` allocates: its ``budget + 1`` nodes, its first edge
+    pool (``root_legal`` root decisions, ``num_actions`` when not known) and its row of the batch
+    buffers."""
+    root = num_actions if root_legal is None else root_legal
+    nodes = (budget + 1) * (3 * 8 + 8 * num_players)
+    edges = _first_edges(root, budget) * 4 * 8
+    rows = 8 * state_len + num_actions * (8 + 1 + 8 + 8 + 8 + 8) + obs_len + 8 * num_players + 8 * 8
+    return nodes + edges + rows
+
+
+def check_sims_fit(name: str, sims: Any, game: GameSpec) -> int:
+    """``sims`` simulations per decision checked for a network-guided search of ``game``: an int
+    1..:data:`gamecore.mcts.MAX_SIMS` whose one tree fits in the memory available (at the game's
+    smallest player count; each batch is checked again before it is searched)."""
+    sims = check_sims(name, sims)
+    p = game.make_params(game.min_players)
+    _fits(f"{name.split(':')[0]}: a search of {sims:,} simulations",
+          puct_bytes(sims, game.num_actions(p), game.min_players, game.kernels.STATE_LEN,
+                     int(np.prod(game.obs_shape(p)))), 1)
+    return sims
+
+
 def _result(states, seats, seeds, root_edges, node_n, node_w, edge_action, edge_prior, edge_child, width,
             temperature) -> PUCTResult:
     b = len(states)
@@ -471,5 +516,5 @@ def _result(states, seats, seeds, root_edges, node_n, node_w, edge_action, edge_
     return PUCTResult(actions, visits, pri, q, root_value)
 
 
-__all__ = ["build", "puct_search", "PUCTResult", "masked_softmax", "uniform_evaluator", "Evaluator",
-           "DEFAULT_C_PUCT", "DEFAULT_DIRICHLET_EPS"]
+__all__ = ["build", "puct_search", "PUCTResult", "masked_softmax", "uniform_evaluator", "Evaluator", "puct_bytes",
+           "check_sims_fit", "DEFAULT_C_PUCT", "DEFAULT_DIRICHLET_EPS"]

@@ -21,6 +21,8 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,9 @@ from gamecore.rng import check_seed
 FORMAT = "tabletop-rl-envs game record v1"
 MAX_GIF_MS = 655350  # a GIF frame lasts at most 65535 hundredths of a second
 MAX_SHEET_PIXELS = 2**27  # a PNG strip of at most ~134 million pixels (~400 MB while drawn)
+#: largest record file read (16 MiB): a long Cultivo game's record is a few hundred KiB, and no
+#: more than this is ever read (a wrong file, /dev/zero, must not fill the memory)
+MAX_RECORD_BYTES = 2**24
 
 
 @dataclass
@@ -79,6 +84,8 @@ class GameRecord:
             raise ValueError(f"not a game record: options: {exc}") from None
         if isinstance(d["seed"], bool) or not isinstance(d["seed"], int):
             raise ValueError(f"not a game record: seed is an int, got {short_repr(d['seed'])}")
+        if not 0 <= d["seed"] < 2**63:  # said before check_seed, which would print every digit
+            raise ValueError(f"not a game record: seed must be an int 0..2**63 - 1, got {_int_text(d['seed'])}")
         try:
             seed = check_seed(d["seed"])
         except (TypeError, ValueError) as exc:
@@ -96,16 +103,42 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
-        """Read and check a record (:meth:`from_dict`); ValueError for anything but a record,
-        OSError when the file cannot be read."""
+        """Read and check a record (:meth:`from_dict`); ValueError for anything but a record (not
+        a regular file, more than :data:`MAX_RECORD_BYTES`, not JSON, not a record), OSError when
+        the file cannot be read; every message names the file. At most ``MAX_RECORD_BYTES + 1``
+        bytes are read, and a FIFO or a device (``/dev/zero``) is refused without reading."""
+        raw = _read_capped(path)
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-            raise ValueError(f"{path}: not JSON ({_cut(str(exc), 120)})") from None
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, a 5,000-digit number
+            raise ValueError(f"{path}: not JSON, or not JSON a record can hold ({_cut(str(exc), 120)})") from None
         try:
             return cls.from_dict(data)
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"{path}: {exc}") from None
+
+
+def _read_capped(path: str | Path) -> bytes:
+    """The bytes of a regular file of at most :data:`MAX_RECORD_BYTES` (ValueError naming ``path``
+    otherwise; opened without blocking, so a FIFO with no writer is refused, not waited on)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise ValueError(f"{path}: {what}; a game record is a JSON file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_RECORD_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"{path}: more than {MAX_RECORD_BYTES:,} bytes, too large for a game record")
+    return data
+
+
+def _int_text(value: int) -> str:
+    """An int as text, a huge one by its size (never thousands of digits in a message)."""
+    return str(value) if abs(value) < 10**30 else f"an int of {value.bit_length():,} bits"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -231,4 +264,4 @@ def write_strip(images: list[np.ndarray], path: str | Path, columns: int = 4, sc
 
 
 __all__ = ["GameRecord", "make_env", "replay_env", "states", "frames", "write_gif", "write_strip", "FORMAT",
-           "MAX_GIF_MS", "MAX_SHEET_PIXELS", "short_repr"]
+           "MAX_GIF_MS", "MAX_SHEET_PIXELS", "MAX_RECORD_BYTES", "short_repr"]

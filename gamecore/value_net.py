@@ -32,7 +32,11 @@ from gamecore.jit import jit
 from gamecore.mcts import margin
 from gamecore.protocol import GameSpec
 
-__all__ = ["ValueNet", "collect", "targets", "fit", "TARGET_SCALE"]
+__all__ = ["ValueNet", "collect", "targets", "fit", "TARGET_SCALE", "MAX_MAGNITUDE"]
+
+#: the largest magnitude :meth:`ValueNet.load` accepts in a model's arrays (the shipped ones stay
+#: below 5; a search adding up such values stays far from overflow)
+MAX_MAGNITUDE = 1e6
 
 #: targets are divided by this in training (margin points per network unit) and the output
 #: layer multiplied back, so the saved model speaks margin points
@@ -77,24 +81,66 @@ class ValueNet:
 
     @classmethod
     def load(cls, path: str | Path) -> ValueNet:
+        """The model saved at ``path``, every value checked: FileNotFoundError for a missing file,
+        one ValueError naming the file and what is wrong with it for an empty, truncated or foreign
+        file, pickled objects (never read), missing keys, arrays that are not finite floats of
+        consistent shapes, magnitudes beyond :data:`MAX_MAGNITUDE`, or a ``meta`` whose game,
+        players or weight is malformed (the weight as the ``weight=`` option is checked)."""
+        from gamecore.games import GAMES
+        from gamecore.mcts import check_real
+        from gamecore.model_io import read_npz
+
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"vgreedy: no value model at {path}")
-        with np.load(path, allow_pickle=False) as d:
-            missing = {"w1t", "b1", "w2", "b2", "meta"} - set(d.files)
-            if missing:
-                raise ValueError(f"vgreedy: {path} is not a value model (missing {', '.join(sorted(missing))})")
-            net = cls(*(np.ascontiguousarray(d[k], dtype=np.float64) for k in ("w1t", "b1", "w2", "b2")),
-                      meta=json.loads(str(d["meta"])))
-        h, d_in = net.b1.shape[0], net.inputs
-        shapes_ok = (net.b2.shape == (1,) and (net.w2.shape == (h,) if h else net.w1t.size == 0)
-                     and (net.w1t.shape == (d_in, h) if h else True))
-        if not shapes_ok or not all(np.all(np.isfinite(a)) for a in (net.w1t, net.b1, net.w2, net.b2)):
-            raise ValueError(f"vgreedy: {path} holds malformed weights")
+        d = read_npz(path, "vgreedy")
+        missing = {"w1t", "b1", "w2", "b2", "meta"} - set(d)
+        if missing:
+            raise ValueError(f"vgreedy: {path} is not a value model (missing {', '.join(sorted(missing))})")
+        arrays = {}
+        for k in ("w1t", "b1", "w2", "b2"):
+            a = d[k]
+            if a.dtype.kind not in "fiu":
+                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} is of dtype {a.dtype}, not numbers")
+            a = np.ascontiguousarray(a, dtype=np.float64)
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} is not finite (NaN or infinity)")
+            if a.size and float(np.abs(a).max()) > MAX_MAGNITUDE:
+                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} reaches {float(np.abs(a).max()):.3g}, "
+                                 f"beyond {MAX_MAGNITUDE:g}")
+            arrays[k] = a
+        w1t, b1, w2, b2 = (arrays[k] for k in ("w1t", "b1", "w2", "b2"))
+        h = b1.shape[0] if b1.ndim == 1 else -1
+        shapes_ok = (b1.ndim == 1 and w1t.ndim == 2 and w2.ndim == 1 and b2.shape == (1,)
+                     and (w1t.shape[1] == h and w2.shape == (h,) and w1t.shape[0] >= 1 if h
+                          else w1t.size == 0 and w2.shape[0] >= 1))
+        if not shapes_ok:
+            raise ValueError(f"vgreedy: {path} holds malformed weights: shapes w1t {w1t.shape}, b1 {b1.shape}, "
+                             f"w2 {w2.shape}, b2 {b2.shape} do not fit one network")
+        if d["meta"].dtype.kind != "U" or d["meta"].shape != ():
+            raise ValueError(f"vgreedy: {path} is not a value model (its meta is not a JSON string)")
+        try:
+            meta = json.loads(str(d["meta"]))
+        except ValueError:
+            raise ValueError(f"vgreedy: {path} is not a value model (its meta is not JSON)") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"vgreedy: {path} is not a value model (its meta is not a JSON object)")
         for key in ("game", "players"):
-            if key not in net.meta:
+            if key not in meta:
                 raise ValueError(f"vgreedy: {path} does not say its {key}")
-        return net
+        if not isinstance(meta["game"], str) or meta["game"] not in GAMES:
+            raise ValueError(f"vgreedy: {path} names no game of this library ({str(meta['game'])[:40]!r})")
+        players = meta["players"]
+        spec = get_game(meta["game"])
+        if isinstance(players, bool) or not isinstance(players, int) or players not in spec.player_counts:
+            raise ValueError(f"vgreedy: {path} was trained for {str(players)[:20]} players, not a player count of "
+                             f"{spec.name}")
+        if "weight" in meta:
+            try:
+                check_real("weight", meta["weight"])
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"vgreedy: {path} holds a malformed weight: {exc}") from None
+        return cls(w1t, b1, w2, b2, meta=meta)
 
     def kernel_arg(self, game: GameSpec, weight: float | None = None) -> tuple:
         """The ``net`` argument of the greedy kernel (:func:`gamecore.mcts.build`)."""

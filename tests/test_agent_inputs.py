@@ -176,14 +176,15 @@ def test_the_nan_uct_constant_from_the_issue_is_a_clear_cli_error_not_a_crash():
 def test_an_mcts_budget_too_large_for_memory_is_refused_up_front_naming_the_bytes(monkeypatch):
     import gamecore.batched
 
-    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**9)
-    need = M.mcts_bytes(10**8, get_game("calcada").num_actions(get_game("calcada").make_params(2)), 2)
-    with pytest.raises(M.SearchMemoryError, match=f"budget of 100,000,000 simulations needs {need:,} bytes"):
-        make_agent("mcts:100000000", "calcada")
+    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**7)
+    need = M.mcts_bytes(10**6, get_game("calcada").num_actions(get_game("calcada").make_params(2)), 2)
+    with pytest.raises(M.SearchMemoryError, match=f"budget of 1,000,000 simulations needs {need:,} bytes"):
+        make_agent("mcts:1000000", "calcada")
     with pytest.raises(MemoryError):  # also a MemoryError, as the batch's refusal
-        MCTSAgent("calcada", budget=10**8)
+        MCTSAgent("calcada", budget=10**6)
     with pytest.raises(ValueError, match="depth 1,000,000,000 needs"):
         GreedyAgent("calcada", depth=10**9)
+    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**9)
     agent = MCTSAgent("calcada", budget=10**6)  # fits in the constructor (2 players) ...
     monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**7)
     state, mask = position("calcada")
@@ -321,6 +322,156 @@ def test_option_errors_do_not_echo_huge_values_whole():
 def test_short_repr_keeps_short_values_and_cuts_long_ones():
     assert short_repr("ab") == "'ab'"
     assert short_repr("a" * 1000) == repr("a" * 1000)[:60] + "... (1002 characters)"
+
+
+# ---- issue 46, item 3: a legal decision whatever the leaf values ---------------------------------------
+def _leaf_net(name: str, w2: float, weight: float) -> tuple:
+    """The ``net`` argument of the greedy kernel (a linear leaf value ``w2 . obs``), built directly:
+    ``ValueNet.load`` refuses such weights in a file, this is what reaches the kernel if any do."""
+    g = get_game(name)
+    d = int(np.prod(g.obs_shape(g.make_params(g.default_players))))
+    return np.zeros((0, 0)), np.zeros(0), np.full(d, w2), np.zeros(1), np.zeros(d, dtype=np.int8), weight
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_greedy_search_plays_a_legal_decision_whatever_the_learned_leaf_values(name):
+    """Before: a NaN, infinite or huge leaf value (vgreedy with such a model) made every decision -1."""
+    state, mask = position(name)
+    for w2, weight in ((np.nan, 1.0), (np.inf, 1.0), (-np.inf, 1.0), (0.37, 1e300), (-0.37, 1e300), (1e6, 1e6)):
+        agent = GreedyAgent(name, seed=0, depth=1, samples=2)
+        agent.net = _leaf_net(name, w2, weight)
+        actions = agent.act(None, mask[None], state[None])
+        assert mask[actions[0]] == 1, (w2, weight, actions)
+
+
+def test_pick_best_returns_a_legal_index_for_nan_infinite_and_huge_values():
+    from gamecore.rng import rng_seed
+
+    rng = np.zeros(1, dtype=np.int64)
+    rng_seed(rng, 0, 12345)
+    mask = np.array([0, 1, 1, 0, 1], dtype=np.int8)
+    for values in ([np.nan] * 5, [-np.inf] * 5, [9.0, np.nan, -np.inf, 9.0, np.nan], [0, 3e301, 3e301, 0, 1e301],
+                   [0, -3e301, -2e301, 0, -4e301], [0, np.inf, np.nan, 0, 1.0]):
+        picks = {M.pick_best(np.array(values, dtype=np.float64), mask, rng) for _ in range(20)}
+        assert picks and all(mask[a] == 1 for a in picks), (values, picks)
+    assert {M.pick_best(np.array([0, 3e301, 3e301, 0, 1e301]), mask, rng) for _ in range(40)} == {1, 2}
+    assert M.pick_best(np.array([0, 1.0, 2.0, 0, 2.0 + 1e-12]), mask, rng) in (2, 4)  # ordinary ties unchanged
+    assert M.pick_best(np.zeros(5), np.zeros(5, dtype=np.int8), rng) == -1  # nothing legal: still -1
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_puct_refuses_non_finite_network_outputs_and_plays_legally_on_huge_finite_ones(name):
+    """A NaN / infinite logit or an out-of-range value is refused before any kernel sees it (a model
+    gone bad is reported); logits of any finite size, however far apart, still give a legal
+    decision and finite priors."""
+    from gamecore.puct import puct_search
+
+    state, mask = position(name)
+    states, seeds = np.stack([state, state]), np.array([1, 2])
+    bad = {"nan": lambda o, m: (np.full(m.shape, np.nan), np.zeros(len(o))),
+           "inf": lambda o, m: (np.where(np.arange(m.shape[1]) % 2, np.inf, -np.inf) * np.ones(m.shape),
+                                np.zeros(len(o))),
+           "nan value": lambda o, m: (np.zeros(m.shape), np.full(len(o), np.nan)),
+           "huge value": lambda o, m: (np.zeros(m.shape), np.full(len(o), 1e300))}
+    for evaluate in bad.values():
+        with pytest.raises(ValueError, match="non-finite logit|outside \\[-1, 1\\]"):
+            puct_search(name, states, evaluate, 6, seeds)
+    huge = {"far apart": lambda o, m: (np.where(np.arange(m.shape[1]) % 3, -1e308, 1e308) * np.ones(m.shape),
+                                       np.full(len(o), 1.0)),
+            "all -1e308": lambda o, m: (np.full(m.shape, -1e308), np.full(len(o), -1.0))}
+    for what, evaluate in huge.items():
+        result = puct_search(name, states, evaluate, 6, seeds)
+        assert all(mask[a] == 1 for a in result.actions), what
+        assert np.all(np.isfinite(result.priors)) and np.all(np.isfinite(result.q)), what
+        assert np.allclose(result.priors.sum(axis=1), 1.0) and not np.any(result.priors[:, mask == 0]), what
+
+
+# ---- issue 46, item 4: absurd budgets are refused at once ------------------------------------------------
+@pytest.mark.parametrize("spec,match", [
+    ("greedy:samples=100000000000000000", "samples must be at most 1,000"),
+    ("greedy:cap=100000000000000000", "node_cap must be at most 100,000,000"),
+    ("greedy:samples=1000,cap=1000000", "samples x node_cap"),
+    ("mcts:100000000", "budget must be at most 1,000,000"),
+    ("ppo:no/such/model.zip,sims=100000000", "sims must be at most 1,000,000"),
+    ("baseline:sims=100000000", "sims must be at most 1,000,000"),
+])
+def test_absurd_budgets_are_refused_by_the_constructor_before_any_search(spec, match):
+    import time
+
+    make_agent("greedy", "callisto")  # kernels loaded (and compiled, if the cache is cold) outside the timing
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=match):
+        make_agent(spec, "callisto")  # callisto ships a ppo baseline: its sims are checked before loading
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_absurd_budgets_of_the_search_functions_and_a_vgreedy_model_are_refused(tmp_path):
+    from gamecore.puct import puct_search, uniform_evaluator
+    from gamecore.value_net import ValueNet
+
+    state, _ = position("calcada")
+    seeds = np.zeros(1, dtype=np.int64)
+    refused(M.greedy_actions, get_game("calcada").kernels, state[None], None, None, seeds, 1, 10, 10**17,
+            match="samples must be at most")
+    refused(M.mcts_actions, get_game("calcada").kernels, state[None], None, None, seeds, 10**8,
+            match="budget must be at most 1,000,000")
+    refused(puct_search, "calcada", state[None], uniform_evaluator, 10**8, seeds, match="at most 1,000,000")
+    assert M.check_int("x", 10**6, high=10**6) == 10**6
+    g = get_game("calcada")
+    d = int(np.prod(g.obs_shape(g.make_params(2))))
+    path = ValueNet(np.zeros((0, 0)), np.zeros(0), np.zeros(d), np.zeros(1), {"game": "calcada", "players": 2,
+                                                                             "weight": 1.0}).save(tmp_path / "v.npz")
+    with pytest.raises(ValueError, match="samples must be at most"):
+        make_agent(f"vgreedy:{path},samples=100000000000000000", "calcada")
+
+
+def test_az_sims_are_capped_and_checked_against_memory(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    import gamecore.batched
+    from gamecore import aznet, puct
+
+    g = get_game("calcada")
+    params = g.make_params(2)
+    obs_len, num_actions = int(np.prod(g.obs_shape(params))), g.num_actions(params)
+    torch.manual_seed(0)
+    net = aznet.make_network(obs_len, num_actions, (8,))
+    config = {"game": "calcada", "players": 2, "obs_len": obs_len, "num_actions": num_actions, "hidden": [8],
+              "encoding": aznet.ENCODING, "simulations": 4, "c_puct": 1.25}
+    path = aznet.save_checkpoint(tmp_path / "calcada-az.pt", net, None, 0, config, {})
+    with pytest.raises(ValueError, match="az: sims must be at most 1,000,000"):
+        make_agent(f"az:{path},sims=100000000", "calcada")
+    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**7)
+    with pytest.raises(M.SearchMemoryError, match="az: a search of 1,000,000 simulations needs"):
+        make_agent(f"az:{path},sims=1000000", "calcada")
+    assert puct.check_sims_fit("az: sims", 4, g) == 4
+
+
+def test_puct_search_checks_the_memory_of_the_whole_batch_before_any_evaluation(monkeypatch):
+    """The arena searches all its running games at once: the batch's trees are checked together."""
+    import gamecore.batched
+    from gamecore.puct import puct_bytes, puct_search
+
+    def evaluate(obs, masks):
+        raise AssertionError("evaluated: the search started")
+
+    state, _ = position("calcada")
+    g = get_game("calcada")
+    params = g.params_of_state(state)
+    one = puct_bytes(1000, g.num_actions(params), 2, g.kernels.STATE_LEN, int(np.prod(g.obs_shape(params))))
+    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 40 * one)
+    with pytest.raises(M.SearchMemoryError, match="puct: 64 searches of 1,000 simulations needs"):
+        puct_search("calcada", np.stack([state] * 64), evaluate, 1000, np.arange(64))
+    with pytest.raises(AssertionError, match="evaluated"):  # 32 trees fit: the search starts
+        puct_search("calcada", np.stack([state] * 32), evaluate, 1000, np.arange(32))
+
+
+# ---- issue 46, item 8: an option given twice -------------------------------------------------------------
+@pytest.mark.parametrize("spec,key", [("mcts:20,c=1,c=2", "c"), ("greedy:depth=1,samples=2,depth=1", "depth"),
+                                      ("vgreedy:x.npz,weight=1,weight=2", "weight"),
+                                      ("ppo:x.zip,sims=4,sims=5", "sims"), ("baseline:sims=2,sims=2", "sims")])
+def test_an_agent_option_given_twice_is_refused_naming_it(spec, key):
+    with pytest.raises(ValueError, match=f"option {key} given twice"):
+        parse_spec(spec)
 
 
 # ---- the fuzz of every agent's act() inputs ------------------------------------------------------------

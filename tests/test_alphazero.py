@@ -530,8 +530,8 @@ def test_alphazero_trains_saves_and_resumes_exactly(tmp_path, capsys):
     az.main([*common, "--iterations", "1", "--out", str(tmp_path / "b.pt")])
     resumed = az.main([*common, "--iterations", "2", "--out", str(tmp_path / "b.pt"), "--resume"])
     assert [h["iteration"] for h in resumed["history"]] == [2]
-    a = torch.load(tmp_path / "a.pt", weights_only=False)
-    b = torch.load(tmp_path / "b.pt", weights_only=False)
+    a = torch.load(tmp_path / "a.pt", weights_only=True)
+    b = torch.load(tmp_path / "b.pt", weights_only=True)
     assert a["iteration"] == b["iteration"] == 2 and a["config"] == b["config"]
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k

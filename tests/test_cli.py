@@ -7,6 +7,7 @@ import io
 import json
 import os
 
+import numpy as np
 import pytest
 
 from gamecore.cli import main
@@ -33,6 +34,12 @@ BAD = [
     ("arena-agent-no-model", "arena calcada --agents ppo:{tmp}/missing.zip", "--agents: "),
     ("arena-agent-not-a-model", "arena calcada --agents ppo:{text}", "--agents: "),
     ("arena-agents-twice", "arena calcada --agents random Random --games 2", "--agents: random given twice"),
+    ("arena-agent-option-twice", "arena calcada --agents random mcts:20,c=1,c=2", "--agents: 'mcts:20,c=1,c=2': "
+     "option c given twice"),
+    ("arena-agent-absurd-samples", "arena calcada --agents random greedy:samples=100000000000000000",
+     "samples must be at most 1,000"),
+    ("arena-agent-absurd-sims", "arena calcada --agents random mcts:100000000", "budget must be at most 1,000,000"),
+    ("arena-json-fifo", "arena calcada --agents random greedy --games 2 --json {fifo}", "--json: cannot write"),
     ("arena-players-0", "arena calcada --agents random --players 0", "--players: "),
     ("arena-players-99", "arena calcada --agents random --players 99", "--players: "),
     ("arena-games-0", "arena calcada --agents random --games 0", "--games: "),
@@ -50,6 +57,7 @@ BAD = [
     ("record-option-seats", "record calcada --agents random --option num_players=3 --out {tmp}/r.json", "--players"),
     ("record-out-directory", "record calcada --agents random --out {dir}", "--out: "),
     ("record-out-no-parent", "record calcada --agents random --out {tmp}/no/r.json", "--out: "),
+    ("record-out-fifo", "record calcada --agents random --out {fifo}", "--out: cannot write"),
     ("record-agents-count", "record calcada --agents random greedy random --players 2 --out {tmp}/r.json",
      "--agents: "),
     ("record-agents-too-many-seats", "record calcada --agents random random random random random --out {tmp}/r.json",
@@ -90,6 +98,9 @@ BAD = [
     ("replay-actions-5", "replay {tmp}/actions_5.json --out {tmp}/x.gif", "actions"),
     ("replay-seed-text", "replay {tmp}/seed_text.json --out {tmp}/x.gif", "seed"),
     ("replay-seed-float", "replay {tmp}/seed_float.json --out {tmp}/x.gif", "seed"),
+    ("replay-seed-5000-digits", "replay {tmp}/seed_5000.json --out {tmp}/x.gif", "seed_5000.json: not JSON"),
+    ("replay-seed-4000-digits", "replay {tmp}/seed_4000.json --out {tmp}/x.gif", "seed_4000.json: not a game record: "
+     "seed must be an int 0..2**63 - 1, got an int of 13,288 bits"),
     ("replay-seats-list", "replay {tmp}/seats_list.json --out {tmp}/x.gif", "seats"),
     ("replay-option-type", "replay {tmp}/players_text.json --out {tmp}/x.gif", "num_players"),
     ("replay-unknown-record-option", "replay {tmp}/option_unknown.json --out {tmp}/x.gif", "options"),
@@ -98,6 +109,7 @@ BAD = [
     ("replay-out-suffix", "replay {good} --out {tmp}/x.txt", "--out: "),
     ("replay-out-directory", "replay {good} --out {tmp}/dir.gif", "--out: "),
     ("replay-out-no-parent", "replay {good} --out {tmp}/no/x.gif", "--out: "),
+    ("replay-out-fifo", "replay {good} --out {fifo_gif}", "--out: cannot write"),
     ("replay-every-0", "replay {good} --out {tmp}/x.gif --every 0", "--every: "),
     ("replay-viewer-seat", "replay {good} --out {tmp}/x.gif --viewer 9", "--viewer: "),
     ("replay-viewer-word", "replay {good} --out {tmp}/x.gif --viewer foo", "--viewer: "),
@@ -122,6 +134,8 @@ BAD = [
     ("tables-readme-directory", "tables --games 2 --only calcada --mcts --readme {dir}", "--readme: "),
     ("tables-json-dir-a-file", "tables --games 2 --only calcada --mcts --json-dir {text}", "--json-dir: "),
     ("tables-json-dir-under-a-file", "tables --games 2 --only calcada --mcts --json-dir {text}/sub", "--json-dir: "),
+    ("tables-json-file-a-fifo", "tables --games 2 --only calcada --mcts --json-dir {fifo_dir}", "--json-dir: cannot "
+     "write"),
 ]
 
 
@@ -145,7 +159,15 @@ def files(tmp_path_factory):
               "too_long": {"actions": rec["actions"] + rec["actions"][:1]}}
     for name, change in broken.items():
         (tmp / f"{name}.json").write_text(json.dumps({**rec, **change}))
-    return {"tmp": str(tmp), "good": str(good), "dir": str(tmp / "adir"), "text": str(tmp / "notes.txt")}
+    for digits in (4000, 5000):  # json.dumps cannot write a 5,000-digit int
+        (tmp / f"seed_{digits}.json").write_text(json.dumps({**rec, "seed": 0}).replace('"seed": 0', '"seed": '
+                                                                                          + "9" * digits))
+    os.mkfifo(tmp / "fifo.json")  # exists, but opening it to write would wait for a reader
+    os.mkfifo(tmp / "fifo.gif")
+    (tmp / "jsondir").mkdir()
+    os.mkfifo(tmp / "jsondir" / "arena_calcada.json")
+    return {"tmp": str(tmp), "good": str(good), "dir": str(tmp / "adir"), "text": str(tmp / "notes.txt"),
+            "fifo": str(tmp / "fifo.json"), "fifo_gif": str(tmp / "fifo.gif"), "fifo_dir": str(tmp / "jsondir")}
 
 
 def run_bad(argv: list[str], capsys) -> str:
@@ -198,3 +220,88 @@ def test_an_agent_its_constructor_refuses_is_a_bad_argument(command, error, monk
     error_line = run_bad(argv, capsys)
     assert "c must be a finite number" in error_line and "mcts:10,c=nan" in error_line
     assert not (tmp_path / "r.json").exists()
+
+
+# ---- issue 46: outputs checked before any game, an agent failing mid-game ------------------------------------
+def _no_games(monkeypatch):
+    """Make every way of playing a game fail the test."""
+    import gamecore.arena
+    import gamecore.replay
+
+    def played(*a, **k):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(gamecore.arena, "play", played)
+    monkeypatch.setattr(gamecore.replay, "make_env", played)
+    monkeypatch.setattr(gamecore.replay, "frames", played)
+
+
+def _unwritable_dir() -> str:
+    """A directory that takes no new file, even for root (Linux's /proc); skip where there is none."""
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(dir="/proc")
+    except OSError:
+        return "/proc"
+    os.close(fd)
+    os.unlink(probe)
+    pytest.skip("no directory refuses a new file here")
+
+
+@pytest.mark.parametrize("command", ["arena", "record", "replay", "tables-json-dir", "tables-readme"])
+def test_an_unwritable_output_is_refused_before_any_game_is_played(command, files, monkeypatch, capsys, tmp_path):
+    """Before: a directory that takes no file was found only when the results were written, after the run."""
+    import time
+
+    _no_games(monkeypatch)
+    bad = _unwritable_dir()
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    os.chmod(readme, 0o444)
+    if command == "tables-readme" and os.access(readme, os.W_OK):
+        pytest.skip("running as root: a read-only file is writable")
+    argv = {"arena": ["arena", "calcada", "--agents", "random", "greedy", "--games", "2", "--json", f"{bad}/a.json"],
+            "record": ["record", "calcada", "--agents", "random", "--out", f"{bad}/r.json"],
+            "replay": ["replay", files["good"], "--out", f"{bad}/x.gif"],
+            "tables-json-dir": ["tables", "--games", "2", "--only", "calcada", "--mcts", "--json-dir", bad],
+            "tables-readme": ["tables", "--games", "2", "--only", "calcada", "--mcts", "--readme", str(readme)],
+            }[command]
+    t0 = time.perf_counter()
+    error = run_bad(argv, capsys)
+    assert time.perf_counter() - t0 < 5
+    assert "cannot write" in error
+
+
+class _Flaky:
+    """An agent that plays the first legal decision ``after`` times, then raises."""
+
+    needs_state = False
+
+    def __init__(self, spec: str, after: int) -> None:
+        self.spec, self.left = spec, after
+
+    def act_one(self, obs, mask, state=None, seat=None) -> int:
+        if self.left == 0:
+            raise RuntimeError("the model went wrong")
+        self.left -= 1
+        return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("command", ["record", "play"])
+def test_an_agent_failing_mid_game_is_one_error_line_and_the_game_so_far_is_saved(command, monkeypatch, capsys,
+                                                                                   tmp_path):
+    import gamecore.agents
+    import gamecore.play
+    from gamecore.replay import GameRecord
+
+    flaky = lambda spec, game, seed=None: _Flaky(spec, after=2)  # noqa: E731
+    monkeypatch.setattr(gamecore.agents, "make_agent", flaky)
+    monkeypatch.setattr(gamecore.play, "make_agent", flaky)
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 50))
+    out = tmp_path / "g.json"
+    argv = {"record": ["record", "callisto", "--agents", "random", "--out", str(out)],
+            "play": ["play", "callisto", "--vs", "random", "--save", str(out), "--no-color"]}[command]
+    error = run_bad(argv, capsys)
+    assert "the model went wrong" in error and f"saved in {out}" in error
+    assert len(GameRecord.load(out).actions) == (4 if command == "record" else 5)  # each agent played 2

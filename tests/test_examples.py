@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -58,9 +59,10 @@ def test_train_main_smoke(tmp_path, capsys):
         line,
     ), line
 
-    from sb3_contrib import MaskablePPO
+    from gamecore.model_io import load_maskppo
 
-    model = MaskablePPO.load(out_path, device="cpu")
+    assert b":serialized:" not in zipfile.ZipFile(out_path).read("data")  # saved with no pickle in it
+    model = load_maskppo(out_path, "callisto")
     assert model.action_space.n == 3500
 
 
@@ -69,7 +71,8 @@ def test_train_init_starts_from_a_saved_model_and_refuses_another_network(tmp_pa
     from its last checkpoint); a model of another game or network is refused before training."""
     pytest.importorskip("sb3_contrib")
     import torch
-    from sb3_contrib import MaskablePPO
+
+    from gamecore.model_io import load_maskppo
 
     train = load_script("train")
     small = "--envs 4 --n-steps 32 --batch-size 64 --opponent-update 128 --eval-games 2 --no-progress"
@@ -78,8 +81,8 @@ def test_train_init_starts_from_a_saved_model_and_refuses_another_network(tmp_pa
     cont = tmp_path / "cont.zip"
     train.main(["--timesteps", "128", "--lr", "0", "--init", str(first), *small.split(), "--out", str(cont)])
     assert f"starting from {first}" in capsys.readouterr().out
-    a = MaskablePPO.load(first, device="cpu").policy.state_dict()
-    b = MaskablePPO.load(cont, device="cpu").policy.state_dict()
+    a = load_maskppo(first, "callisto").policy.state_dict()
+    b = load_maskppo(cont, "callisto").policy.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)  # learning rate 0: the weights it started from
     with pytest.raises(SystemExit, match="another network"):
         train.main(["--timesteps", "128", "--net-arch", "8", "--init", str(first), *small.split(),

@@ -232,3 +232,101 @@ def test_a_session_survives_a_bad_save_and_an_interrupt(tmp_path):
     out = io.StringIO()
     TerminalGame("callisto", ["human", "random"], inp=Interrupted(), out=out, colour=False, save=str(save)).run()
     assert "stopped." in out.getvalue() and GameRecord.load(save).actions == []
+
+
+# ---- issue 46: an agent failing mid-game, and what load reads -------------------------------------------
+class Flaky:
+    """An agent that plays the first legal decision ``after`` times, then raises (or returns ``action``)."""
+
+    needs_state = False
+    spec = "flaky"
+
+    def __init__(self, after: int = 0, action: int | None = None) -> None:
+        self.left, self.action = after, action
+
+    def act_one(self, obs, mask, state=None, seat=None) -> int:
+        if self.left == 0:
+            if self.action is not None:
+                return self.action
+            raise RuntimeError("the model went wrong")
+        self.left -= 1
+        return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("action", [None, -1], ids=["raises", "returns -1"])
+@pytest.mark.parametrize("given", [True, False], ids=["--save", "no --save"])
+def test_an_agent_failing_mid_game_stops_the_game_with_it_saved(tmp_path, action, given):
+    """Before: the error ended the session and the game was lost (no autosave)."""
+    from gamecore.play import AgentError
+
+    save = tmp_path / "g.json"
+    out = io.StringIO()
+    t = TerminalGame("callisto", ["human", "random"], inp=io.StringIO("1\n" * 20), out=out, colour=False,
+                     save=str(save) if given else None)
+    t.agents[1] = Flaky(after=1, action=action)  # its second decision fails
+    with pytest.raises(AgentError, match=r"the agent of seat 1 \(flaky\) (failed: the model went wrong|returned -1, "
+                                         r"not a legal decision); the game so far is saved in") as exc:
+        t.run()
+    where = str(exc.value).split("saved in ")[1].split(" (")[0]
+    assert (where == str(save)) if given else where != str(save) and not save.exists()
+    try:
+        assert GameRecord.load(where).actions == t.record.actions and len(t.record.actions) == 3
+        assert f"saved {where}" in out.getvalue() and "stopped: " in out.getvalue()
+    finally:
+        if not given:
+            import os
+
+            os.unlink(where)
+
+
+def test_a_failing_hint_agent_says_so_and_the_game_goes_on():
+    t = TerminalGame("callisto", ["human", "random"], inp=io.StringIO("h\nh\n1\nq\n"), out=io.StringIO(),
+                     colour=False)
+    t.hinter = Flaky(after=0)
+    t.run()
+    out = t.out.getvalue()
+    assert "no hint: the hint agent (flaky) failed: the model went wrong" in out
+    assert "player_0 plays:" in out and "stopped." in out
+    t = TerminalGame("callisto", ["human", "random"], inp=io.StringIO("h\nq\n"), out=io.StringIO(), colour=False)
+    t.hinter = Flaky(after=0, action=-1)
+    t.run()
+    assert "no hint: the hint agent (flaky) returned -1, not a legal decision" in t.out.getvalue()
+
+
+def test_load_refuses_a_device_a_fifo_and_an_oversized_file_without_reading_them(tmp_path, monkeypatch):
+    """Before: ``load /dev/zero`` read until the memory ran out, a FIFO waited for a writer for ever."""
+    import os
+    import time
+
+    import gamecore.replay
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.json"
+    GameRecord("callisto", get_game("callisto").params_to_options(get_game("callisto").make_params(2)), 0,
+               ["pillar a1"] * 100).save(big)
+    monkeypatch.setattr(gamecore.replay, "MAX_RECORD_BYTES", 1000)
+    t0 = time.perf_counter()
+    t, out = session("callisto", ["human", "random"], ["load /dev/zero", f"load {fifo}", f"load {big}", "q"],
+                     colour=False)
+    assert time.perf_counter() - t0 < 30
+    assert "cannot load: /dev/zero: not a regular file" in out
+    assert f"cannot load: {fifo}: not a regular file" in out
+    assert f"cannot load: {big}: more than 1,000 bytes" in out
+    assert t.record.actions == []
+
+
+def test_every_record_loading_error_names_the_file_even_for_a_5000_digit_seed(tmp_path):
+    head = '{"game": "calcada", "options": {"num_players": 2}, "actions": [], "seed": '
+    for digits, match in ((5000, "not JSON"), (4000, "an int of 13,288 bits"), (20, "0..2")):
+        path = tmp_path / f"seed{digits}.json"
+        path.write_text(head + "9" * digits + "}")
+        with pytest.raises(ValueError, match=re.escape(str(path))) as exc:
+            GameRecord.load(path)
+        assert match in str(exc.value) and len(str(exc.value)) < 400
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path}: a directory")):
+        GameRecord.load(tmp_path)
+    rec = tmp_path / "illegal.json"
+    GameRecord("calcada", {"num_players": 2}, 0, ["nonsense"]).save(rec)
+    t, out = session("calcada", ["human", "random"], [f"load {rec}", "q"], colour=False)
+    assert f"cannot load: {rec}: decision 1 ('nonsense')" in out
