@@ -2,18 +2,25 @@
 """The cold compile of each game and path, as the compile notice estimates it.
 
 ``gamecore.jit.COMPILE_SECONDS`` holds the seconds the notice prints ("compiling Cultivo kernels,
-once: ~N s"). This script measures them: per game, one empty ``NUMBA_CACHE_DIR`` and three fresh
-processes in turn, each timing its first use of one path after the imports, with the kernels of
-the paths before it already in that cache:
+once: ~N s on an idle 2-core machine") and ``gamecore.jit.COMPILE_KERNELS`` the kernel counts its
+progress lines count against. This script measures both: per game, one empty ``NUMBA_CACHE_DIR``
+and one fresh process per path in turn, each timing its first use of that path after the imports
+(with the kernels of the paths before it already in that cache) and counting the project kernels
+numba compiled in it:
 
 * ``aec``: ``env()``, ``reset``, one step (the game's own kernels);
 * ``batched``: ``BatchedGames(game, 16)``, ``reset``, one step (the batched kernels on top);
-* ``search``: one ``mcts:4`` decision on the AEC env (the search agents' kernels on top).
+* ``threaded``: the same on two threads (the batched kernels' ``prange`` copy);
+* ``mcts``: one ``mcts:4`` decision on the AEC env (the MCTS agent's kernels);
+* ``greedy``: one ``greedy`` decision (the greedy and value-greedy agents' kernel);
+* ``puct``: one ``puct_search`` of 4 simulations on two batched games (the PUCT search's kernels).
 
 ::
 
     python benchmarks/notice_seconds.py                 # every game
     python benchmarks/notice_seconds.py cultivo calimala
+
+Run it on an idle machine: the compile runs on one core, and other work stretches it.
 """
 
 from __future__ import annotations
@@ -30,29 +37,39 @@ CASES = {
     "aec": ("e = pkg.env()\ne.reset(seed=0)\n"
             "e.step(int(np.flatnonzero(e.observe(e.agent_selection)['action_mask'])[0]))"),
     "batched": "b = BatchedGames(GAME, 16, seed=0)\nb.reset()\nb.step(b.random_actions())",
-    "search": "e = pkg.env()\ne.reset(seed=0)\naec_action(make_agent('mcts:4', GAME, seed=0), e)",
+    "threaded": "b = BatchedGames(GAME, 16, seed=0, num_threads=2)\nb.reset()\nb.step(b.random_actions())",
+    "mcts": "e = pkg.env()\ne.reset(seed=0)\naec_action(make_agent('mcts:4', GAME, seed=0), e)",
+    "greedy": "e = pkg.env()\ne.reset(seed=0)\naec_action(make_agent('greedy', GAME, seed=0), e)",
+    "puct": ("from gamecore.puct import puct_search, uniform_evaluator\nb = BatchedGames(GAME, 2, seed=0)\n"
+             "b.reset()\npuct_search(GAME, b.states, uniform_evaluator, 4, seeds=np.arange(2))"),
 }
 
 
-def measure(game: str) -> dict[str, float]:
+def measure(game: str) -> dict[str, dict[str, float]]:
+    """``{"seconds": {path: s}, "kernels": {path: count}}`` of ``game`` on an empty cache."""
     from gamecore.games import GAMES, game_key
 
     with tempfile.TemporaryDirectory(prefix="notice-seconds-") as cache:
         return _measure_in(game, GAMES[game_key(game)], cache)
 
 
-def _measure_in(game: str, package: str, cache: str) -> dict[str, float]:
+def _measure_in(game: str, package: str, cache: str) -> dict[str, dict[str, float]]:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench import run_script  # the first-step tables' runner: a fresh process on a given cache
 
-    out: dict[str, float] = {}
+    seconds: dict[str, float] = {}
+    kernels: dict[str, float] = {}
     for path, body in CASES.items():
         code = (f"import importlib, json, sys, time\nsys.path.insert(0, {str(ROOT)!r})\nimport numpy as np\n"
+                "from gamecore import jit\n"
                 "from gamecore.batched import BatchedGames\nfrom gamecore.agents import aec_action, make_agent\n"
                 f"GAME = {game!r}\npkg = importlib.import_module({package!r})\n"
-                "t0 = time.perf_counter()\n" + body + "\nprint(json.dumps({'s': time.perf_counter() - t0}))\n")
-        out[path] = round(run_script(code, cache)["s"], 1)
-    return out
+                "t0 = time.perf_counter()\n" + body + "\n"
+                "print(json.dumps({'s': time.perf_counter() - t0, 'kernels': sum(jit._NOTICE.kernels.values())}))\n")
+        out = run_script(code, cache)
+        seconds[path] = round(out["s"], 1)
+        kernels[path] = out["kernels"]
+    return {"seconds": seconds, "kernels": kernels}
 
 
 def main(argv: list[str] | None = None) -> int:

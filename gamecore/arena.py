@@ -22,6 +22,15 @@ Statistics (per agent, over every seat it played)
 * rating: OpenSkill's Plackett-Luce model (``openskill``), every game a free-for-all of its seats
   ranked by the game's rank keys, games taken in deal order; ``mu +- sigma`` (mu starts at 25).
   An agent holding several seats of one game (k < n) is rated per seat and then takes the mean.
+
+Timings
+-------
+``ms_per_decision`` (an agent's time in its ``act`` calls over the decisions it took) and
+``seconds`` (the games' wall time) leave compiling out: before the clock starts, every agent
+decides once on a copy of the first position (:func:`warm_up`; its ``rng`` put back, so the games
+are the ones it would have played) and a spare batch steps once and scores its game, so numba
+compiles (or loads from its cache) and a model makes its first call there; and any compile that
+still happens inside the timed part (:func:`gamecore.jit.compile_seconds`) is subtracted from it.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +50,7 @@ import numpy as np
 from gamecore.agents import Agent, make_agent
 from gamecore.batched import BatchedGames
 from gamecore.games import get_game
+from gamecore.jit import compile_seconds
 from gamecore.protocol import GameSpec
 from gamecore.rewards import rank_rewards
 from gamecore.rng import check_seed
@@ -107,6 +118,7 @@ def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | Non
     deals, side = deals_side_by_side(t, games, parallel)
     check_seed(seed, side * t)  # the games of a batch take streams seed, seed + 1, ...
     batch = BatchedGames(spec, side * t, seed=seed, **{"num_players": n, **options})
+    spare = BatchedGames(spec, 1, seed=seed, **{"num_players": n, **options})
     slots = np.arange(side * t)
     streams = seed + slots // t  # the t seatings of a deal share its stream
     seating = np.array([schedule[i % t] for i in slots], dtype=np.int64)
@@ -122,7 +134,9 @@ def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | Non
     keys = np.zeros(n)
     rr = np.zeros(n)
     sc = np.zeros(n)
+    warm_up(agents, batch, spare)
     t0 = time.perf_counter()
+    compiling0 = compile_seconds()
     while active.any():
         seats = batch.current_players
         mover = seating[slots, seats]
@@ -132,9 +146,10 @@ def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | Non
             if not len(idx):
                 continue
             s0 = time.perf_counter()
+            c0 = compile_seconds()
             states = batch.states[idx] if agent.needs_state else None
             actions[idx] = agent.act(batch.observations[idx], batch.masks[idx].astype(bool), states, seats[idx])
-            run.think_seconds[j] += time.perf_counter() - s0
+            run.think_seconds[j] += time.perf_counter() - s0 - (compile_seconds() - c0)
             run.think_decisions[j] += len(idx)
         batch.step(actions, active=active.astype(np.int8))
         decisions += active
@@ -152,9 +167,42 @@ def play(game: str | GameSpec, agents: list[Agent | str], num_players: int | Non
                 active[i] = False
         if progress is not None:
             progress(len(run.results), total)
-    run.seconds = time.perf_counter() - t0
+    run.seconds = time.perf_counter() - t0 - (compile_seconds() - compiling0)
     run.results.sort(key=lambda r: (r.deal, schedule.index(r.seating)))
     return run
+
+
+def warm_up(agents: list[Agent], batch: BatchedGames, spare: BatchedGames | None = None) -> None:
+    """What :func:`play` does before its clock starts: every agent decides once for a copy of the
+    first game of ``batch`` (numba compiles or loads its kernels, a model makes its first call), its
+    ``rng`` (and torch's, where torch is loaded) put back afterwards, so that the games are the ones
+    it would have played; ``spare``, a batch of its own, steps once and its first game is scored, as
+    the timed loop does with ``batch``."""
+    obs, masks = batch.observations[:1].copy(), batch.masks[:1].astype(bool)
+    states, seats = batch.states[:1].copy(), batch.current_players[:1].copy()
+    for agent in agents:
+        rng = getattr(agent, "rng", None)
+        torch = sys.modules.get("torch")
+        torch_state = torch.get_rng_state() if torch is not None else None
+        if rng is not None:
+            agent.rng = np.random.default_rng(0)
+        try:
+            agent.act(obs.copy(), masks.copy(), states.copy() if agent.needs_state else None, seats.copy())
+        finally:
+            if rng is not None:
+                agent.rng = rng
+            if torch_state is not None:
+                torch.set_rng_state(torch_state)
+    if spare is not None:
+        spare.reset()
+        spare.step(spare.random_actions())
+        K = spare.game.kernels
+        n = spare.num_players
+        keys, rr, sc = np.zeros(n), np.zeros(n), np.zeros(n)
+        final = spare.states[0].copy()
+        K.rank_keys(final, keys)
+        rank_rewards(keys, n, rr)
+        K.scores(final, sc)
 
 
 # ---- statistics ------------------------------------------------------------------------------
@@ -289,5 +337,5 @@ def write_json(summary: dict[str, Any], run: ArenaRun, path: str | Path) -> None
     Path(path).write_text(json.dumps(out, indent=1) + "\n")
 
 
-__all__ = ["seat_schedule", "deals_side_by_side", "play", "summarize", "ratings", "head_to_head", "format_table",
-           "wilson", "mean_ci", "write_json", "ArenaRun", "GameResult"]
+__all__ = ["seat_schedule", "deals_side_by_side", "play", "warm_up", "summarize", "ratings", "head_to_head",
+           "format_table", "wilson", "mean_ci", "write_json", "ArenaRun", "GameResult"]

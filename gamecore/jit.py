@@ -28,19 +28,39 @@ directory, else ``<tempdir>/tabletop-rl-envs-numba-<uid>``. If none is writable 
 install with a read-only home and temp dir), kernels compile without caching and one warning says
 so.
 
-Set ``NUMBA_BOUNDSCHECK=1`` to make every array access checked (the fuzz tests do).
+Set ``NUMBA_BOUNDSCHECK=1`` to make every array access checked (the fuzz tests do); the unaligned
+loads and stores of ``gamecore.bits``, which numba cannot check, then use their checked forms. A
+bounds-checked kernel's cache stamp says so, so a cache directory shared with normal runs never
+hands bounds-checked machine code to a normal process, or unchecked code to a bounds-checked one
+(each replaces the other's instead; the fuzz tests keep theirs apart anyway).
 
 Compile notice
 --------------
 The first time a process compiles a game's kernels (a cache miss: a fresh install, new sources or
-a new numba), one line goes to stderr before numba starts, so that no one waits in silence::
+a new numba), one line goes to stderr before numba starts, and more while it goes on, so that no
+one waits in silence (the first line is one line)::
 
-    tabletop-rl-envs: compiling Cultivo kernels, once: ~53 s (numba; later runs load them from the cache)
+    tabletop-rl-envs: compiling Cultivo kernels, once: ~53 s on an idle 2-core machine (numba; later
+    runs load them from the cache)
+    tabletop-rl-envs: still compiling Cultivo kernels: 15 s so far, 38 of ~117 kernels
 
-One line per game and path (its own kernels, the batched ones, the search agents'), each with
-its estimate from :data:`COMPILE_SECONDS` (approximate: cold compiles on a 2-core machine). Loading from
-the cache prints nothing.
-``TABLETOP_RL_COMPILE_NOTICE=0`` silences it; ``python -m gamecore.warmup`` compiles ahead.
+One line per game and path, each path compiled on its first use: the game's own kernels, the
+batched ones (and their threaded copy), and each search agent's (MCTS, greedy, PUCT). The
+estimate comes from :data:`COMPILE_SECONDS`, measured on an idle 2-core machine (the compile runs
+on one core); where the load average says the machine is busy, the line adds a rescaled guess
+("perhaps ~110 s at this machine's load (4.1 on 2 cores)"). A compile that numba starts inside
+another (a kernel compiles the kernels it calls) belongs to the outer one's line: where a batched
+or search path compiles first, and the game's own kernels are not in the cache either, the line
+says so and its estimate adds theirs. Where part of a path is in the cache already (an earlier
+process used another part of it), the line names the kernel that compiles now instead
+("compiling more Cultivo kernels: apply_legal, once; the rest are in the cache").
+
+While a path goes on compiling, a progress line follows every 15 s: the seconds spent so far and
+the kernels compiled, out of about how many the path compiles (:data:`COMPILE_KERNELS`;
+approximate), and a last line says when such a long compile ended. Loading from the cache prints
+nothing. ``TABLETOP_RL_COMPILE_NOTICE=0`` silences all of it; ``python -m gamecore.warmup``
+compiles ahead. :func:`compile_seconds` is the time this process has spent compiling: the arena,
+the progress lines of ``gamecore.progress`` and the benchmarks leave it out of what they time.
 """
 
 from __future__ import annotations
@@ -50,8 +70,12 @@ import functools
 import hashlib
 import inspect
 import os
+import sys
 import tempfile
+import threading
+import time
 import warnings
+import weakref
 from pathlib import Path
 
 # How numba's OpenMP workers (GNU libgomp) wait for the next parallel kernel. libgomp's default
@@ -81,6 +105,8 @@ GAMECORE_KERNEL_MODULES = (
 GAME_KERNEL_PATTERNS = ("rules*.py", "rules/*.py", "layout*.py", "kernels*.py")
 
 CACHE_STAMPED = False  # set once the stamped locators are installed
+#: added to the cache stamp of every kernel compiled bounds-checked (nothing in a normal process)
+_BOUNDSCHECK_STAMP = ("boundscheck",) if numba.config.BOUNDSCHECK else ()
 
 
 def kernel_sources(package: str | None = None) -> list[Path]:
@@ -199,7 +225,7 @@ def _install_stamped_locators() -> bool:
                 self._tabletop_key = _function_key(py_func)
 
             def get_source_stamp(self):
-                return ("tabletop-rl-envs", kernel_digest(self._tabletop_package))
+                return ("tabletop-rl-envs", kernel_digest(self._tabletop_package)) + _BOUNDSCHECK_STAMP
 
             def get_disambiguator(self):
                 return self._tabletop_key
@@ -239,29 +265,51 @@ def _install_stamped_locators() -> bool:
 
 _STAMPED = _install_stamped_locators()
 
-#: cold compile seconds on a 2-core machine, by game and path (the notice's estimate): "aec" the game's
-#: own kernels (the AEC env and everything else that steps one game), "batched" the BatchedGames /
-#: VecEnv kernels on top of those (their one-thread copy, the default), "search" the greedy / MCTS
-#: agents' kernels on top of both. Measured by ``benchmarks/notice_seconds.py`` on 2026-12-06 (one
-#: empty cache per game, each path's first use timed in a fresh process after the paths before it;
-#: ``benchmarks/results/2026-12-06e-notice-seconds.md``). The same compile varies by 20% or more
-#: from run to run on that machine.
+#: the cold compile of each game and path on an idle 2-core machine, in seconds (the notice's
+#: estimate): "aec" the game's own kernels (the AEC env and everything else that steps one game from
+#: Python), "batched" the BatchedGames / VecEnv kernels on top of those (their one-thread copy, the
+#: default), "threaded" their copy for more than one thread, "mcts" / "greedy" / "puct" the search
+#: kernels of the MCTS agent, of the greedy and value-greedy agents and of the batched PUCT search
+#: (:mod:`gamecore.puct`), on top of the game's own. Measured by ``benchmarks/notice_seconds.py``
+#: (one empty cache per game, each path's first use timed in a fresh process after the paths before
+#: it): "aec", "batched" and "mcts" on 2026-12-06 (``benchmarks/results/2026-12-06e-notice-seconds.md``),
+#: the others on 2026-12-07 beside other work and rescaled by how that run's first three compared
+#: (``benchmarks/results/2026-12-07-notice-seconds.md``). The same compile varies by 20% or more from
+#: run to run on one machine; it runs on one core, so a busy machine stretches it (the notice then
+#: says by about how much, from the load average).
 COMPILE_SECONDS = {
-    "callisto_env": {"aec": 6, "batched": 4, "search": 12},
-    "calcada_env": {"aec": 8, "batched": 4, "search": 11},
-    "calimala_env": {"aec": 19, "batched": 5, "search": 27},
-    "cultivo_env": {"aec": 53, "batched": 9, "search": 34},
+    "callisto_env": {"aec": 6, "batched": 4, "threaded": 6, "mcts": 12, "greedy": 6, "puct": 6},
+    "calcada_env": {"aec": 8, "batched": 4, "threaded": 5, "mcts": 11, "greedy": 4, "puct": 4},
+    "calimala_env": {"aec": 19, "batched": 5, "threaded": 10, "mcts": 27, "greedy": 8, "puct": 7},
+    "cultivo_env": {"aec": 53, "batched": 9, "threaded": 24, "mcts": 34, "greedy": 8, "puct": 8},
 }
+#: how many project kernels each path of :data:`COMPILE_SECONDS` compiles, counted in the same runs
+#: (approximate: numba compiles a kernel once per argument types, literal arguments included, and a
+#: path whose kernels some other path compiled first compiles fewer); the progress lines count
+#: against it
+COMPILE_KERNELS = {
+    "callisto_env": {"aec": 33, "batched": 7, "threaded": 4, "mcts": 12, "greedy": 3, "puct": 2},
+    "calcada_env": {"aec": 41, "batched": 13, "threaded": 4, "mcts": 12, "greedy": 3, "puct": 2},
+    "calimala_env": {"aec": 49, "batched": 7, "threaded": 4, "mcts": 40, "greedy": 3, "puct": 2},
+    "cultivo_env": {"aec": 117, "batched": 10, "threaded": 4, "mcts": 18, "greedy": 3, "puct": 2},
+}
+#: the machine :data:`COMPILE_SECONDS` was measured on, as the notice names it
+COMPILE_MACHINE = "an idle 2-core machine"
 _GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
                 "cultivo_env": "Cultivo"}
-_PATH_TITLES = {"aec": "", "batched": "batched ", "search": "search "}
-_noticed: set[tuple[str, str]] = set()
+_PATH_TITLES = {"aec": "kernels", "batched": "batched kernels", "threaded": "batched kernels (threaded copy)",
+                "mcts": "search kernels (MCTS)", "greedy": "search kernels (greedy)", "puct": "search kernels (PUCT)"}
+#: seconds between two progress lines of a compile that goes on
+_TICK_SECONDS = 15.0
+#: every project kernel made in this process (:func:`_make`), for :func:`_path_cached`
+_DISPATCHERS: weakref.WeakSet = weakref.WeakSet()
 
 
 def _kernel_origin(dispatcher) -> tuple[str, str] | None:
     """(game package, path) of a compiling kernel: a game's own module is its "aec" path; gamecore's
-    factories (:mod:`gamecore.batch_kernels`, :mod:`gamecore.mcts`, :mod:`gamecore.puct`) close over
-    the game module whose kernels they call. None for a kernel no game owns (small shared helpers)."""
+    factories (:mod:`gamecore.batch_kernels`, :mod:`gamecore.mcts`, :mod:`gamecore.puct`,
+    :mod:`gamecore.value_net`) close over the game module whose kernels they call. None for a kernel
+    no game owns (small shared helpers)."""
     func = getattr(dispatcher, "py_func", None)
     module = (getattr(func, "__module__", "") or "") if func is not None else ""
     package = module.partition(".")[0]
@@ -276,37 +324,250 @@ def _kernel_origin(dispatcher) -> tuple[str, str] | None:
             continue
         name = (getattr(value, "__name__", "") or "").partition(".")[0]
         if name in _GAME_TITLES:
-            searching = ("gamecore.mcts", "gamecore.agents", "gamecore.puct", "gamecore.value_net")
-            return name, "search" if module in searching else "batched"
+            return name, _gamecore_path(module, func, dispatcher)
     return None
 
 
-def compile_notice(package: str, path: str = "aec") -> str:
-    """The line printed when the kernels of ``package`` on ``path`` start compiling in this process."""
-    what = f"{_GAME_TITLES[package]} {_PATH_TITLES[path]}kernels"
-    return (f"tabletop-rl-envs: compiling {what}, once: ~{COMPILE_SECONDS[package][path]} s "
-            "(numba; later runs load them from the cache)")
+def _gamecore_path(module: str, func, dispatcher) -> str:
+    """The path of a gamecore factory's kernel (see :data:`COMPILE_SECONDS`)."""
+    if module == "gamecore.puct":
+        return "puct"
+    if module == "gamecore.value_net":
+        return "greedy"
+    if module in ("gamecore.mcts", "gamecore.agents"):
+        return "greedy" if "greedy" in getattr(func, "__name__", "") else "mcts"
+    if (getattr(dispatcher, "targetoptions", None) or {}).get("parallel"):
+        return "threaded"
+    return "batched"
+
+
+def _load() -> tuple[float, int] | None:
+    """(1-minute load average, cores) of this machine, or None where the platform has no load average."""
+    try:
+        return os.getloadavg()[0], os.cpu_count() or 1
+    except (AttributeError, OSError):
+        return None
+
+
+def _what(package: str, path: str) -> str:
+    return f"{_GAME_TITLES[package]} {_PATH_TITLES[path]}"
+
+
+def compile_notice(package: str, path: str = "aec", *, with_own: bool = False, more: str = "",
+                   load: tuple[float, int] | None | bool = True) -> str:
+    """The line printed when the kernels of ``package`` on ``path`` start compiling in this process.
+
+    ``with_own``: the game's own kernels are not in the cache either, so they compile inside these
+    (the estimate adds theirs). ``more``: some kernels of the path are in the cache already (an
+    earlier process compiled them); the line names the new ones instead of estimating the whole
+    path again. ``load``: (load average, cores) to scale the estimate by, True to read this
+    machine's, None for none."""
+    what = _what(package, path)
+    tail = "(numba; later runs load them from the cache)"
+    if more:
+        return f"tabletop-rl-envs: compiling more {what}: {more}, once; the rest are in the cache {tail}"
+    seconds = COMPILE_SECONDS[package][path]
+    if with_own and path != "aec":
+        seconds += COMPILE_SECONDS[package]["aec"]
+        what += f" and the {_GAME_TITLES[package]} kernels they call"
+    busy = ""
+    if load is True:
+        load = _load()
+    if load:
+        avg, cores = load
+        factor = avg / max(cores, 1)  # the compile runs on one core: its share of one is about cores / load
+        if factor >= 1.25:
+            busy = f", perhaps ~{round(seconds * factor)} s at this machine's load ({avg:.1f} on {cores} cores)"
+    return f"tabletop-rl-envs: compiling {what}, once: ~{seconds} s on {COMPILE_MACHINE}{busy} {tail}"
+
+
+def _has_cached(dispatcher) -> bool:
+    """Whether some compiled code of ``dispatcher`` is loaded in this process or in the cache for
+    the current sources (for a closure: for its own closure variables, the game it was built for)."""
+    if getattr(dispatcher, "overloads", None):
+        return True
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    if cache_file is None:  # caching off
+        return False
+    try:
+        index = cache_file._load_index()  # {} when missing or stale
+        if not index:
+            return False
+        if getattr(dispatcher.py_func, "__closure__", None) is None:
+            return True
+        mine = cache._index_key(None, dispatcher.targetctx.codegen())
+        return any(key[1:] == mine[1:] for key in index)
+    except Exception:  # numba's caching internals moved: say nothing is cached
+        return False
+
+
+def _path_cached(origin: tuple[str, str]) -> bool:
+    """Whether some kernel of ``origin`` (game, path) made in this process (the one compiling too: its
+    other argument types) has compiled code in this process or in the cache."""
+    return any(_kernel_origin(d) == origin and _has_cached(d) for d in list(_DISPATCHERS))
+
+
+def _silenced() -> bool:
+    return os.environ.get("TABLETOP_RL_COMPILE_NOTICE", "1") == "0"
+
+
+def _say(line: str) -> None:
+    if not _silenced():
+        print(line, file=sys.stderr, flush=True)
 
 
 class _CompileNotice(_numba_event.Listener):
-    """Prints :func:`compile_notice` once per game, path and process when numba starts compiling
-    one of its kernels (numba raises ``numba:compile`` only on a cache miss)."""
+    """Says on stderr what compiles, while it compiles (numba raises ``numba:compile`` only on a
+    cache miss, so a warm cache is silent).
 
+    Every compile numba starts while another is under way is part of that one (a kernel compiles
+    the kernels it calls), so the compile a call from Python started decides the game and path
+    (:func:`_kernel_origin`; for a compile no game owns, the first one inside it that a game owns).
+    The first compile of a game and path in the process prints :func:`compile_notice`; while that
+    game and path go on compiling, a thread prints a progress line every :data:`_TICK_SECONDS`
+    (seconds spent, kernels compiled out of about how many), and the end of such a long compile
+    says so. Also counts the seconds spent compiling (:func:`compile_seconds`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.stack: list[bool] = []  # for each compile under way, outermost first: a project kernel?
+        self.origin: tuple[str, str] | None = None  # the game and path that the compiles under way belong to
+        self.origin_depth = 0  # len(stack) when that started
+        self.span_start = 0.0
+        self.outer_start = 0.0
+        self.seconds = 0.0  # every compile finished in this process (outermost ones)
+        self.spent: dict[tuple[str, str], float] = {}  # seconds per game and path, finished spans
+        self.kernels: dict[tuple[str, str], int] = {}  # project kernels compiled per game and path
+        self.expected: dict[tuple[str, str], int | None] = {}
+        self.noticed: set[tuple[str, str]] = set()
+        self.ticked = False  # a progress line was printed during the span under way
+        self.said = 0.0  # when the last line about the span under way was printed (or it started)
+        self.thread: threading.Thread | None = None
+
+    # -- numba's events (in the compiling thread, under numba's compiler lock) --
     def on_start(self, event) -> None:
-        origin = _kernel_origin((event.data or {}).get("dispatcher"))
-        if origin is None or origin in _noticed:
-            return
-        _noticed.add(origin)
-        if os.environ.get("TABLETOP_RL_COMPILE_NOTICE", "1") != "0":
-            import sys
-
-            print(compile_notice(*origin), file=sys.stderr, flush=True)
+        dispatcher = (event.data or {}).get("dispatcher")
+        func = getattr(dispatcher, "py_func", None)
+        project = (getattr(func, "__module__", "") or "").partition(".")[0] in PROJECT_PACKAGES
+        origin = _kernel_origin(dispatcher)
+        now = time.perf_counter()
+        with self.lock:
+            if not self.stack:
+                self.outer_start = now
+            self.stack.append(project)
+            if self.origin is not None or origin is None:
+                return
+            self.origin, self.origin_depth, self.span_start, self.ticked = origin, len(self.stack), now, False
+            self.said = now
+            first = origin not in self.noticed
+            self.noticed.add(origin)
+        if first:
+            self._notice(origin, dispatcher)
+        if not _silenced():
+            self._progress_thread()
 
     def on_end(self, event) -> None:
-        pass
+        now = time.perf_counter()
+        done = None
+        with self.lock:
+            if not self.stack:  # a listener registered mid-compile
+                return
+            depth = len(self.stack)
+            project = self.stack.pop()
+            origin = self.origin
+            if origin is not None and project:
+                self.kernels[origin] = self.kernels.get(origin, 0) + 1
+            if origin is not None and depth == self.origin_depth:
+                self.spent[origin] = self.spent.get(origin, 0.0) + now - self.span_start
+                if self.ticked:
+                    done = (origin, self.spent[origin], self.kernels.get(origin, 0))
+                self.origin = None
+            if not self.stack:
+                self.seconds += now - self.outer_start
+        if done is not None:
+            _say(f"tabletop-rl-envs: compiled {_what(*done[0])}: {done[1]:.0f} s, {done[2]} kernels")
+
+    # -- the notice and the progress lines --
+    def _notice(self, origin: tuple[str, str], dispatcher) -> None:
+        package, path = origin
+        more = ""
+        with_own = False
+        if _path_cached(origin):
+            name = getattr(getattr(dispatcher, "py_func", None), "__name__", "") or "?"
+            more = name
+        elif path != "aec":
+            with_own = not _path_cached((package, "aec"))
+        expected = None if more else COMPILE_KERNELS[package][path] + (
+            COMPILE_KERNELS[package]["aec"] if with_own else 0)
+        with self.lock:
+            self.expected[origin] = expected
+        _say(compile_notice(package, path, with_own=with_own, more=more))
+
+    def _progress_thread(self) -> None:
+        """Start the progress thread unless it runs (it ends after an interval without compiling)."""
+        with self.lock:
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._tick, name="tabletop-rl-compile-progress", daemon=True)
+                self.thread.start()
+
+    def progress_line(self) -> str | None:
+        """The progress line of the compile under way (None when no game's kernels are compiling)."""
+        with self.lock:
+            return self._progress_line(time.perf_counter())
+
+    def _progress_line(self, now: float) -> str | None:
+        origin = self.origin
+        if origin is None:
+            return None
+        spent = self.spent.get(origin, 0.0) + now - self.span_start
+        done = self.kernels.get(origin, 0)
+        expected = self.expected.get(origin)
+        count = f"{done} of ~{expected} kernels" if expected and done <= expected else f"{done} kernels"
+        return f"tabletop-rl-envs: still compiling {_what(*origin)}: {spent:.0f} s so far, {count}"
+
+    def _tick(self) -> None:
+        """The progress thread: wakes a few times per interval (a sleep, no spinning), prints a line
+        when a compile has gone on for an interval since the last line, and ends after an interval
+        without any compile (the next compile of a game's kernels starts it again)."""
+        idle_since = time.perf_counter()
+        while True:
+            time.sleep(min(1.0, _TICK_SECONDS / 4))
+            now = time.perf_counter()
+            with self.lock:
+                if self.stack:
+                    idle_since = now
+                elif now - idle_since >= _TICK_SECONDS:
+                    self.thread = None
+                    return
+                line = None
+                if self.origin is not None and now - self.said >= _TICK_SECONDS:
+                    line = self._progress_line(now)
+                    self.said, self.ticked = now, True
+            if line is not None:
+                _say(line)
+
+    def after_fork(self) -> None:
+        """In a forked child: a fresh lock (the parent's may have been held by another thread), no
+        progress thread and no compile under way."""
+        self.lock = threading.Lock()
+        self.thread = None
+        self.stack, self.origin = [], None
 
 
-_numba_event.register("numba:compile", _CompileNotice())
+_NOTICE = _CompileNotice()
+_numba_event.register("numba:compile", _NOTICE)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_NOTICE.after_fork)
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling numba kernels so far (compiles under way not
+    included): a timing can subtract what it contains of them."""
+    with _NOTICE.lock:
+        return _NOTICE.seconds
+
+
 _warned_uncached = False
 
 
@@ -314,9 +575,9 @@ def _make(options: dict):
     def decorate(func):
         global _warned_uncached
         if not _STAMPED:
-            return numba.njit(cache=False, **options)(func)
+            return _registered(numba.njit(cache=False, **options)(func))
         try:
-            return numba.njit(cache=True, **options)(func)
+            return _registered(numba.njit(cache=True, **options)(func))
         except RuntimeError as exc:  # no writable cache location at all
             if "no locator available" not in str(exc):
                 raise
@@ -328,9 +589,14 @@ def _make(options: dict):
                     RuntimeWarning,
                     stacklevel=2,
                 )
-            return numba.njit(cache=False, **options)(func)
+            return _registered(numba.njit(cache=False, **options)(func))
 
     return decorate
+
+
+def _registered(dispatcher):
+    _DISPATCHERS.add(dispatcher)
+    return dispatcher
 
 
 #: Options of every project kernel besides ``cache``:
@@ -364,4 +630,4 @@ pjit = _make({**_KERNEL, "parallel": True})
 ijit = _make({**_KERNEL, "inline": "always"})
 
 __all__ = ["jit", "pjit", "ijit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "COMPILE_SECONDS",
-           "compile_notice"]
+           "COMPILE_KERNELS", "compile_notice", "compile_seconds"]

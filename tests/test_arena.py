@@ -166,3 +166,75 @@ def test_the_arena_refuses_agents_that_share_a_name_and_bad_sizes():
             arena.deals_side_by_side(*bad)
     with pytest.raises(ValueError, match="seed"):  # a batch of 2 games takes streams seed and seed + 1
         arena.play("calcada", ["random", "greedy"], 2, games=2, seed=2**63 - 1)
+
+
+def _first_call_slow(pause: float):
+    """A random agent whose first decision takes ``pause`` seconds more, as a first call that
+    compiles kernels (or loads a model) does."""
+    import time
+
+    from gamecore.agents import RandomAgent
+
+    class SlowFirst(RandomAgent):
+        spec = "slowfirst"
+        calls = 0
+
+        def act(self, obs, masks, states=None, seats=None):
+            self.calls += 1
+            if self.calls == 1:
+                time.sleep(pause)
+            return super().act(obs, masks, states, seats)
+
+    return SlowFirst("callisto", seed=1)
+
+
+def test_the_arena_times_agents_after_their_first_call():
+    """A first decision that compiles (here: sleeps 2 s) is made before the clock starts: neither the
+    agent's ms per decision nor the games' seconds contain it (both are milliseconds here)."""
+    slow = _first_call_slow(2.0)
+    run = arena.play("callisto", [slow, "random"], 2, games=2, seed=0)
+    assert slow.calls > 1
+    per = arena.summarize(run)["per_agent"]
+    assert run.think_decisions[0] > 0
+    assert per["slowfirst"]["ms_per_decision"] * run.think_decisions[0] < 1000.0, per["slowfirst"]
+    assert run.seconds < 1.0
+
+
+def test_the_arena_subtracts_compiling_inside_the_timed_games(monkeypatch):
+    """A compile inside the timed part (a kernel first met mid-game) is left out of the agent that
+    met it and of the games' seconds: numba's compile seconds (``gamecore.jit.compile_seconds``)
+    are subtracted. Simulated: each decision of one agent sleeps 0.2 s and says it compiled for 0.2 s."""
+    import time
+
+    clock = {"compiled": 0.0}
+    monkeypatch.setattr(arena, "compile_seconds", lambda: clock["compiled"])
+    from gamecore.agents import RandomAgent
+
+    class Compiling(RandomAgent):
+        spec = "compiling"
+
+        def act(self, obs, masks, states=None, seats=None):
+            time.sleep(0.2)
+            clock["compiled"] += 0.2
+            return super().act(obs, masks, states, seats)
+
+    run = arena.play("callisto", [Compiling("callisto", seed=1), "random"], 2, games=2, seed=0)
+    decisions = run.think_decisions[0]
+    assert decisions > 5  # else the sleeps would not add up to anything
+    assert run.think_seconds[0] < 0.1 * decisions  # 0.2 s a decision before the subtraction
+    assert run.seconds < 0.1 * decisions
+
+
+def test_the_arena_warm_up_leaves_the_agents_random_state_alone():
+    """The warm-up decision draws from a spare generator: the agents' own generators (the games
+    they play) are where they were."""
+    from gamecore.agents import make_agent
+
+    agents = [make_agent(spec, "callisto", seed=7) for spec in ("random", "greedy", "mcts:4")]
+    batch = BatchedGames("callisto", 2, seed=0, num_players=2)
+    batch.reset()
+    before = [a.rng.bit_generator.state for a in agents]
+    arena.warm_up(agents, batch, BatchedGames("callisto", 1, seed=0, num_players=2))
+    assert [a.rng.bit_generator.state for a in agents] == before
+    assert arena.play("callisto", ["random", "greedy"], 2, games=2, seed=4).results == \
+        arena.play("callisto", ["random", "greedy"], 2, games=2, seed=4).results

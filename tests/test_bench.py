@@ -144,7 +144,8 @@ def test_the_compile_breakdown_charges_each_kernel_its_own_time_only():
 
 def test_the_notice_timer_measures_every_path_the_compile_notice_quotes():
     """benchmarks/notice_seconds.py times exactly the paths ``gamecore.jit.COMPILE_SECONDS`` has an
-    estimate for, and that table has one for every game and path the notice can print."""
+    estimate for, and that table (and the kernel counts beside it) has one for every game and path
+    the notice can print."""
     from gamecore import jit
     from gamecore.games import GAMES
 
@@ -152,12 +153,14 @@ def test_the_notice_timer_measures_every_path_the_compile_notice_quotes():
     ns = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ns)
     assert set(ns.CASES) == set(jit._PATH_TITLES)
-    assert set(jit.COMPILE_SECONDS) == set(GAMES.values())
+    for table in (jit.COMPILE_SECONDS, jit.COMPILE_KERNELS):
+        assert set(table) == set(GAMES.values())
+        for package, values in table.items():
+            assert set(values) == set(jit._PATH_TITLES), package
+            assert all(isinstance(v, int) and v > 0 for v in values.values()), package
     for package, seconds in jit.COMPILE_SECONDS.items():
-        assert set(seconds) == set(jit._PATH_TITLES), package
-        assert all(isinstance(s, int) and s > 0 for s in seconds.values()), package
-        assert jit.compile_notice(package, "aec").startswith(
-            f"tabletop-rl-envs: compiling {jit._GAME_TITLES[package]} kernels, once: ~{seconds['aec']} s ")
+        assert jit.compile_notice(package, "aec", load=None).startswith(
+            f"tabletop-rl-envs: compiling {jit._GAME_TITLES[package]} kernels, once: ~{seconds['aec']} s on an idle ")
 
 
 def test_the_replay_digest_is_the_same_for_the_same_games_and_differs_for_others():
