@@ -44,6 +44,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from gamecore.encoding import ObsEncoder, check_obs_encoding
 from gamecore.global_state import global_state_view
+from gamecore.options import IllegalActionError, short_repr
 from gamecore.protocol import (
     H_CURRENT,
     H_DONE,
@@ -58,18 +59,6 @@ from gamecore.rewards import REWARD_MODES, REWARD_SCORE, rank_rewards
 from gamecore.rng import episode_seed, python_seed_to_int
 
 ILLEGAL_MODES = ("raise", "lose")
-_SHOWN = 60  # characters of a bad input echoed back in an error
-
-
-class IllegalActionError(ValueError):
-    """An action that is out of range or not legal in the current position."""
-
-
-def short_repr(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} characters)"
-
-
 class BaseRawEnv(AECEnv):
     """Generic AEC env; a subclass sets ``game`` (a :class:`~gamecore.protocol.GameSpec` instance), which also names
     it in ``metadata`` (``callisto-v0`` -> ``callisto_v0``)."""

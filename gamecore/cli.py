@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gamecore.games import GAMES, get_game
+from gamecore.options import short_repr
 from gamecore.protocol import GameSpec
-from gamecore.replay import MAX_GIF_MS, short_repr
+from gamecore.replay import MAX_GIF_MS
 from gamecore.rng import check_seed
 
 if TYPE_CHECKING:

@@ -108,7 +108,7 @@ import numpy as np
 import pyspiel
 
 from gamecore.games import GAMES, get_game
-from gamecore.options import short_repr
+from gamecore.options import IllegalActionError, short_repr
 from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC, GameSpec
 from gamecore.rewards import rank_rewards
 from gamecore.rng import episode_seed, python_seed_to_int
@@ -122,10 +122,6 @@ _RANDOM_LAYOUT = "random"  # Calimala's action_layout=None as a pyspiel str para
 
 #: the largest ``seed`` game parameter: pyspiel's int parameters are C++ ``int`` (32 bits)
 MAX_PARAM_SEED = 2**31 - 1
-
-
-class IllegalActionError(ValueError):
-    """An action that is out of range or not legal in the state it is applied to."""
 
 
 # ---- argument checks (numba does not check bounds: nothing unchecked reaches a kernel) -------

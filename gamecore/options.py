@@ -25,6 +25,11 @@ def short_repr(value: Any) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text)} characters)"
 
 
+class IllegalActionError(ValueError):
+    """An action that is out of range or not legal where it is applied: the one class every path
+    raises (the AEC env, the single-agent env, the OpenSpiel adapter), so catching it catches all."""
+
+
 def check_options(game: GameSpec, options: Mapping[str, Any], accepted: Iterable[str], where: str) -> None:
     """Raise TypeError if ``options`` holds a keyword that is neither ``num_players``, one of the
     game's own options nor in ``accepted`` (the constructor's other keywords)."""
@@ -38,4 +43,4 @@ def check_options(game: GameSpec, options: Mapping[str, Any], accepted: Iterable
         )
 
 
-__all__ = ["SHOWN", "check_options", "short_repr"]
+__all__ = ["SHOWN", "IllegalActionError", "check_options", "short_repr"]

@@ -38,8 +38,9 @@ import numpy as np
 
 from gamecore.agents import Agent, make_agent
 from gamecore.games import get_game
+from gamecore.options import short_repr
 from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC
-from gamecore.replay import GameRecord, make_env, replay_env, short_repr
+from gamecore.replay import GameRecord, make_env, replay_env
 from gamecore.rewards import rank_rewards
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from PIL import Image
 
 from gamecore.games import GAMES, game_key, get_game
+from gamecore.options import short_repr
 from gamecore.protocol import H_OWNER, H_TERMINAL, VIEW_PUBLIC
 from gamecore.rng import check_seed
 
@@ -143,11 +144,6 @@ def _int_text(value: int) -> str:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def short_repr(value: Any) -> str:
-    """``repr`` of a value, cut short (error messages never echo huge values whole)."""
-    return _cut(repr(value), 60)
 
 
 def outcome(game: str, state: np.ndarray) -> dict[str, Any]:

@@ -715,3 +715,23 @@ def test_stack_scratch_shapes_must_be_known_when_the_kernel_compiles_and_small()
 
     with pytest.raises(numba.core.errors.TypingError, match="more than"):
         huge()
+
+
+def test_one_illegal_action_error_class_serves_every_path():
+    """The AEC env, the single-agent env and the OpenSpiel adapter raise the same
+    ``IllegalActionError``: catching it from one path catches it from every path (there were two
+    classes of that name, and catching one missed the other)."""
+    pytest.importorskip("pyspiel")
+    import gamecore.aec
+    import gamecore.openspiel
+    import gamecore.single_agent
+    from gamecore.options import IllegalActionError
+
+    assert gamecore.aec.IllegalActionError is gamecore.openspiel.IllegalActionError is IllegalActionError
+    assert gamecore.single_agent.IllegalActionError is IllegalActionError
+    import pyspiel
+
+    state = pyspiel.load_game(gamecore.openspiel.SHORT_NAMES["calcada"]).new_initial_state()
+    illegal = next(a for a in range(state.num_distinct_actions()) if a not in state.legal_actions())
+    with pytest.raises(gamecore.aec.IllegalActionError):
+        state.apply_action(illegal)
