@@ -9,7 +9,7 @@ Options every game's env takes besides its own: ``num_players`` (default: the ga
 count), ``reward_mode`` (``"rank"`` | ``"score"``), ``render_mode``, ``viewer`` (what renders
 show: ``"public"`` (default: no hands, secret cards or deck order), ``"all"`` or a seat / agent
 name) and ``illegal``: what a masked-out action does. ``"raise"`` (``raw_env``'s default) raises
-:class:`IllegalActionError` and changes nothing; ``"lose"`` (``env()``'s default, PettingZoo's
+:class:`~gamecore.options.IllegalActionError` and changes nothing; ``"lose"`` (``env()``'s default, PettingZoo's
 classic convention) ends the game at once with -1 for the mover and 0 for everyone else. An action
 outside the action space, or not an integer, always raises. ``obs_encoding`` is how observations
 come: ``"int8"`` (default: the kernel's int8 counts, Box ``[0, 127]``) or ``"scaled"`` (float32 in

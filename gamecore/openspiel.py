@@ -42,7 +42,7 @@ Bad arguments
 Every entry that takes a player, a viewer, an action or a seed checks it before any kernel sees it
 (the kernels check no bounds: a seat of 99 once wrote outside an observation buffer): a wrong kind
 (a float, a str, a bool, None) raises TypeError, a wrong value ValueError (an action applied:
-:class:`IllegalActionError`), and nothing changes. Players are seats ``0..n-1``; ``legal_actions``,
+:class:`~gamecore.options.IllegalActionError`), and nothing changes. Players are seats ``0..n-1``; ``legal_actions``,
 ``legal_actions_mask``, ``action_to_string`` and ``string_to_action`` also take the current
 player's id as pyspiel has it (``TERMINAL`` once the game is over). No number gives more than a
 seat's own view: the observers' ``set_from`` / ``string_from`` and ``view_string`` take a seat and
@@ -61,7 +61,7 @@ The mapping
 * ``num_distinct_actions`` = ``GameSpec.num_actions``; ``current_player`` = ``state[H_CURRENT]``
   (``TERMINAL`` once ``state[H_TERMINAL]``); ``legal_actions`` = the ``legal_mask`` kernel;
   ``apply_action`` validates the action against that mask (an illegal or out-of-range action raises
-  :class:`IllegalActionError`, a ValueError, and changes nothing, history included) and calls
+  :class:`~gamecore.options.IllegalActionError`, a ValueError, and changes nothing, history included) and calls
   ``apply``; action strings are ``GameSpec.action_to_string``; ``str(state)`` is the ansi render
   of the public view; ``clone()`` (and ``copy.deepcopy``) copies the state array exactly.
   ``apply_actions`` (simultaneous moves) raises ValueError.

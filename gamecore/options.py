@@ -1,6 +1,7 @@
-"""One check for the keyword options of every constructor that is not the AEC env.
+"""Checks of what a caller hands the library: the keyword options of every constructor that is
+not the AEC env, how an error echoes a bad value, and the one error an illegal action raises.
 
-The AEC env lists its own keywords in :meth:`GameSpec.known_options`; the batched games, the SB3
+The AEC env lists its own keywords in :meth:`gamecore.protocol.GameSpec.known_options`; the batched games, the SB3
 ``VecEnv``, the single-agent Gymnasium env and the RLlib env each take a different set around the
 game's options, so each names its own, and an unknown keyword is refused with the list of exactly
 what *that* constructor accepts. :func:`short_repr` is how every option error echoes a value: a
@@ -20,7 +21,7 @@ SHOWN = 60
 
 
 def short_repr(value: Any) -> str:
-    """``repr(value)``, cut to its first :data:`SHOWN` characters (and the length) when longer."""
+    """``repr(value)``, cut to its first :data:`~gamecore.options.SHOWN` characters (and the length) when longer."""
     text = repr(value)
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text)} characters)"
 

@@ -260,4 +260,4 @@ def write_strip(images: list[np.ndarray], path: str | Path, columns: int = 4, sc
 
 
 __all__ = ["GameRecord", "make_env", "replay_env", "states", "frames", "write_gif", "write_strip", "FORMAT",
-           "MAX_GIF_MS", "MAX_SHEET_PIXELS", "MAX_RECORD_BYTES", "short_repr"]
+           "MAX_GIF_MS", "MAX_SHEET_PIXELS", "MAX_RECORD_BYTES"]

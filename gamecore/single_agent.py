@@ -37,7 +37,7 @@ Rewards are the learner's terminal rewards (``reward_mode="rank" | "score"``, as
 unmasked PPO / DQN and the env checkers, which sample unmasked actions, can run) ends the game at
 once with -1 for the mover and 0 for everyone else, and sets ``info["illegal_action"]`` when the
 learner was the mover (``info["forfeit_by"]`` names the seat); ``"raise"`` raises
-:class:`gamecore.aec.IllegalActionError` and changes nothing. An action outside the action space
+:class:`gamecore.options.IllegalActionError` and changes nothing. An action outside the action space
 or not an integer always raises. A step is all or nothing: if an opponent raises, the game is put
 back as it was before the step and the error propagates.
 
