@@ -25,6 +25,7 @@ Run it on an idle machine: the compile runs on one core, and other work stretche
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
@@ -74,9 +75,15 @@ def _measure_in(game: str, package: str, cache: str) -> dict[str, dict[str, floa
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from gamecore.games import GAMES
+    from gamecore.games import GAMES, game_key
 
-    games = list(argv if argv is not None else sys.argv[1:]) or list(GAMES)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("``", ""))
+    ap.add_argument("games", nargs="*", metavar="GAME",
+                    help=f"games to measure: {', '.join(sorted(GAMES))} (default: all of them)")
+    games = ap.parse_args(argv).games or list(GAMES)
+    bad = [g for g in games if game_key(g) not in GAMES]
+    if bad:
+        ap.error(f"no game {bad[0]!r}; games: {', '.join(sorted(GAMES))}")
     for g in games:
         print(g, json.dumps(measure(g)), flush=True)
     return 0

@@ -121,18 +121,18 @@ def write_perf_map(path: str | None = None) -> int:
     return len(rows)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("``", ""))
     ap.add_argument("game", help="callisto, calcada, calimala or cultivo")
     ap.add_argument("--players", type=int, default=None, help="seats (default: the game's smallest count)")
     ap.add_argument("--games", type=int, default=20, help="random games to play (default 20)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random games (default 0)")
     ap.add_argument("--batched", type=float, default=0.0, metavar="SECONDS",
                     help="instead of the games: step a BatchedGames(--num-envs) on one thread for SECONDS, "
                          "observations, masks and random picks included (bench.py's batched step row)")
-    ap.add_argument("--num-envs", type=int, default=1024)
+    ap.add_argument("--num-envs", type=int, default=1024, help="games of the --batched run (default 1024)")
     ap.add_argument("--cache", action="store_true", help="keep NUMBA_CACHE_DIR (kernels loaded from it are not named)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if not args.cache:
         os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="profile-kernels-")
     sys.path.insert(0, str(ROOT))

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("game", help="callisto, calcada, calimala or cultivo")
     ap.add_argument("--players", default="all", help="player counts, e.g. 2,3 (default: every count the game supports)")
     ap.add_argument("--games", type=int, default=60, help="random games per player count (default 60)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random games (default 0)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     import importlib

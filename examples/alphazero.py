@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
 from gamecore.games import GAMES  # noqa: E402
 
 
@@ -52,7 +53,7 @@ from gamecore.games import GAMES  # noqa: E402
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="AlphaZero-style self-play with a batched PUCT search and a small policy / value MLP.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
     p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's smallest count)")
@@ -73,7 +74,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--c-puct", type=float, default=1.25, help="PUCT exploration constant")
     p.add_argument("--mix", type=float, default=0.0,
                    help="weight of a random rollout's value in every leaf's value, as AlphaGo's lambda (0: the "
-                        "network's value alone; 1: the rollout's alone); saved in the config, the az agent's default")
+                        "network's value alone; 1: the rollout's alone); saved in the config, which the az agent "
+                        "plays with unless given")
     p.add_argument("--horizon", type=int, default=None,
                    help="random decisions per rollout (0: to the end; default: the game's mcts horizon)")
     p.add_argument("--scale", type=float, default=None,

@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
 from gamecore.games import GAMES  # noqa: E402
 
 #: the default sample timeout: this many seconds per env step an env runner samples per iteration ...
@@ -60,7 +61,7 @@ class NothingSampledError(RuntimeError):
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="Self-play PPO on RLlib with action masking, locally or on a Ray cluster.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
     p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's default)")

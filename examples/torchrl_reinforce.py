@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
 from gamecore.games import GAMES, get_game  # noqa: E402
 
 GROUP = "players"
@@ -35,7 +36,7 @@ OBS = (GROUP, "observation", "observation")  # the AEC dict less its action mask
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="TorchRL self-play REINFORCE through PettingZooWrapper(use_mask=True).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--game", choices=sorted(GAMES), default="callisto", help="which game")
     p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's default)")

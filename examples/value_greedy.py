@@ -35,12 +35,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
 from gamecore.games import GAMES  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Learn a leaf value for the greedy lookahead from self-play.",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                formatter_class=DefaultsHelpFormatter)
     p.add_argument("--game", choices=sorted(GAMES), default="cultivo", help="which game")
     p.add_argument("--players", type=int, default=None, help="number of seats (default: the game's default count)")
     p.add_argument("--iterations", type=int, default=1, help="collect + fit rounds (the first collects with greedy)")

@@ -9,7 +9,9 @@ the README tables.
     python -m gamecore tables --games 96 --readme README.md       # the arena tables of the README
 
 Agent specs are those of :func:`gamecore.agents.make_agent`; every game in
-``gamecore.games.GAMES`` is accepted by name.
+``gamecore.games.GAMES`` is accepted by name. ``--help`` is plain text: a description, the
+examples above, every agent kind of :data:`gamecore.agents.AGENT_KINDS`, and each option's
+default shown once (:class:`DefaultsHelpFormatter`, which the example scripts use too).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 import os
 import re
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -36,6 +39,44 @@ if TYPE_CHECKING:
 
 
 MAX_GAMES = 10**9  # --games: far past any run, short of overflowing the schedule's arrays
+
+#: the first lines of ``--help`` (plain text: the module docstring is reST)
+DESCRIPTION = "The tabletop-rl games from the command line: arena, play, record, replay and the README tables."
+
+#: a help text that states its option's default itself: "(default: ...)", "(default 50000)", "...; default: ..."
+STATES_DEFAULT = re.compile(r"(?:^|[(;,]\s*)default\b|%\(default\)", re.IGNORECASE)
+
+
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """argparse's help with each option's default appended, ``(default: X)``, where the help text
+    does not state the default itself. ``argparse.ArgumentDefaultsHelpFormatter`` appends it to
+    every option: one whose help names its default prints two, one whose default is computed after
+    parsing prints ``(default: None)``. Here nothing is appended for a default of None, an empty
+    one, or a flag (off unless given); a list default is shown as it is typed (``mcts:400``)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        empty = default is None or default is argparse.SUPPRESS or (isinstance(default, (str, list, tuple))
+                                                                     and not default)
+        if (STATES_DEFAULT.search(text) or action.nargs == 0 or empty
+                or not (action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE))):
+            return action.help
+        shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
+        return f"{text} (default: {shown.replace('%', '%%')})"
+
+
+class _CommandsFormatter(DefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """The top-level help: the description and the examples as written."""
+
+
+def _agent_forms() -> str:
+    """Every agent kind :func:`gamecore.agents.parse_spec` accepts, as typed: ``random greedy
+    vgreedy:PATH mcts:N ...`` (from :data:`gamecore.agents.AGENT_KINDS`, so the help lists them all)."""
+    from gamecore.agents import AGENT_KINDS
+
+    takes = {"mcts": "N", "ppo": "PATH", "az": "PATH", "vgreedy": "PATH"}
+    return " ".join(f"{kind}:{takes[kind]}" if kind in takes else kind for kind in AGENT_KINDS)
 
 
 class UsageError(ValueError):
@@ -174,46 +215,65 @@ def _threads(k: int) -> None:
 
 
 def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    examples = textwrap.indent(textwrap.dedent(__doc__.split("\n\n")[1]), "  ").replace("python -m gamecore", prog)
+    agents = _agent_forms()
+    epilog = (f"examples:\n{examples}\n\nagents: {agents}\n  (N: simulations per decision; PATH: a saved model; "
+              "options after a comma,\n  e.g. mcts:200,c=0.7 or baseline:sims=200)")
+    p = argparse.ArgumentParser(prog=prog, description=DESCRIPTION, epilog=epilog, formatter_class=_CommandsFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     games = sorted(GAMES)
+    fmt = {"formatter_class": DefaultsHelpFormatter}
+    seats = "seats (default: the game's default count)"
+    option = "a game option key=value, e.g. board_side=B (repeat for more)"
+    seed = "seed of the deals and the agents"
+    threads = "numba threads for the searches; 0 leaves numba's setting"
 
-    a = sub.add_parser("arena", help="seat-rotated games between agents, a table and ratings")
-    a.add_argument("game", choices=games)
-    a.add_argument("--players", type=int, default=None, help="seats (default: the game's default count)")
-    a.add_argument("--agents", nargs="+", required=True, help="agent specs: random greedy mcts:200 ppo:PATH az:PATH")
-    a.add_argument("--games", type=int, default=400, help="at least this many games (whole deals)")
-    a.add_argument("--seed", type=int, default=0)
+    a = sub.add_parser("arena", help="seat-rotated games between agents, a table and ratings", **fmt,
+                       description="Seat-rotated games between agents: a table per agent, head to head, ratings.")
+    a.add_argument("game", choices=games, help="the game")
+    a.add_argument("--players", type=int, default=None, help=seats)
+    a.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                   help=f"agent specs, a row of the table each: {agents} (N: simulations per decision; PATH: a "
+                        "saved model; options after a comma, e.g. mcts:200,c=0.7 or baseline:sims=200)")
+    a.add_argument("--games", type=int, default=400,
+                   help="at least this many games, rounded up to whole deals: a deal is played once in every "
+                        "seating of the agents (3 agents at 2 seats: 6 seatings)")
+    a.add_argument("--seed", type=int, default=0, help=seed)
     a.add_argument("--parallel", type=int, default=64, help="games played side by side")
-    a.add_argument("--threads", type=int, default=2, help="numba threads for the searches")
-    a.add_argument("--option", action="append", help="game option key=value (e.g. board_side=B)")
+    a.add_argument("--threads", type=int, default=2, help=threads)
+    a.add_argument("--option", action="append", metavar="KEY=VALUE", help=option)
     a.add_argument("--json", type=Path, default=None, help="write the summary and every game here")
     a.add_argument("--no-progress", action="store_true",
                    help="no progress on stderr (default: a bar on a terminal, else a line every 10%%)")
 
-    pl = sub.add_parser("play", help="play in the terminal against agents")
-    pl.add_argument("game", choices=games)
-    pl.add_argument("--players", type=int, default=None)
-    pl.add_argument("--vs", nargs="+", default=["mcts:400"], help="the opponents' spec (one, or one per seat)")
-    pl.add_argument("--human", nargs="+", default=["0"], help="people's seats, or 'all'")
-    pl.add_argument("--seed", type=int, default=0)
-    pl.add_argument("--hint", default=None, help="agent giving hints (default: the first opponent)")
-    pl.add_argument("--no-color", action="store_true")
+    pl = sub.add_parser("play", help="play in the terminal against agents", **fmt,
+                        description="Play in the terminal against agents (type ? at your turn for the commands).")
+    pl.add_argument("game", choices=games, help="the game")
+    pl.add_argument("--players", type=int, default=None, help=seats)
+    pl.add_argument("--vs", nargs="+", default=["mcts:400"], metavar="SPEC",
+                    help="the opponents' agent spec, as arena takes it (one for all, or one per opponent seat)")
+    pl.add_argument("--human", nargs="+", default=["0"], metavar="SEAT", help="people's seats, or 'all'")
+    pl.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
+    pl.add_argument("--hint", default=None, metavar="SPEC", help="agent giving hints (default: the first opponent)")
+    pl.add_argument("--no-color", action="store_true", help="draw the board without colour (also: NO_COLOR set)")
     pl.add_argument("--load", type=Path, default=None, help="continue a saved game record")
     pl.add_argument("--save", type=Path, default=None, help="write the game record here at the end")
-    pl.add_argument("--option", action="append")
+    pl.add_argument("--option", action="append", metavar="KEY=VALUE", help=option)
 
-    r = sub.add_parser("record", help="play one game between agents and write its record")
-    r.add_argument("game", choices=games)
-    r.add_argument("--agents", nargs="+", required=True, help="one spec per seat (or one for all)")
-    r.add_argument("--players", type=int, default=None)
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--option", action="append")
-    r.add_argument("--out", type=Path, required=True)
+    r = sub.add_parser("record", help="play one game between agents and write its record", **fmt,
+                       description="Play one game between agents and write its record (JSON; replay draws it).")
+    r.add_argument("game", choices=games, help="the game")
+    r.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                   help="agent specs, as arena takes them: one per seat (or one for all)")
+    r.add_argument("--players", type=int, default=None,
+                   help="seats (default: one per --agents spec; with one spec, the game's default count)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
+    r.add_argument("--option", action="append", metavar="KEY=VALUE", help=option)
+    r.add_argument("--out", type=Path, required=True, help="the record to write (JSON)")
 
-    rp = sub.add_parser("replay", help="a game record as an animated GIF or a PNG strip")
-    rp.add_argument("record", type=Path)
+    rp = sub.add_parser("replay", help="a game record as an animated GIF or a PNG strip", **fmt,
+                        description="Draw a game record as an animated GIF or a PNG strip of frames.")
+    rp.add_argument("record", type=Path, help="a game record (record --out, play --save)")
     rp.add_argument("--out", type=Path, required=True, help="*.gif (animation) or *.png (strip)")
     rp.add_argument("--every", type=int, default=1, help="draw every k-th decision (or turn)")
     rp.add_argument("--turns", action="store_true", help="a frame per turn instead of per decision")
@@ -222,21 +282,30 @@ def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
     rp.add_argument("--columns", type=int, default=4, help="strip: frames per row")
     rp.add_argument("--scale", type=float, default=0.5, help="strip: frame scale")
 
-    t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent, the baseline")
-    t.add_argument("--games", type=int, default=96)
+    t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent, the baseline",
+                       **fmt, description="The README arena tables: for every game, an arena at its default seat "
+                                          "count between random, greedy, mcts, the shipped baseline and any "
+                                          "trained model named.")
+    t.add_argument("--games", type=int, default=96,
+                   help="at least this many games per table, rounded up to whole deals: a deal is played once in "
+                        "every seating of the table's agents (5 agents at 2 seats: 20 seatings, so --games 2 plays "
+                        "20 games); each table's count is printed before it starts")
     t.add_argument("--mcts", type=int, nargs="*", default=[200],
                    help="MCTS budgets (simulations per decision); none with a bare --mcts")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=0, help=seed)
     t.add_argument("--models", type=Path, default=None, metavar="DIR",
                    help="add DIR/<game>_maskppo.zip (a model examples/train.py saved) to each game's table where it "
                         "exists; without it no model is read but the shipped baseline and --extra ppo:PATH")
     t.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
-                   help="more agents for every table, e.g. baseline:sims=200 (a baseline spec is left out of a "
-                        "game that ships no baseline)")
-    t.add_argument("--only", nargs="+", choices=games, default=None, help="these games only")
-    t.add_argument("--threads", type=int, default=2)
+                   help="more agents for every table, e.g. baseline:sims=200 or ppo:PATH (a baseline spec is left "
+                        "out where the shipped baseline cannot be loaded: it needs the train extra)")
+    t.add_argument("--only", nargs="+", choices=games, default=None, metavar="GAME",
+                   help=f"these games only ({', '.join(games)})")
+    t.add_argument("--threads", type=int, default=2, help=threads)
     t.add_argument("--readme", type=Path, default=None, help="rewrite this file's arena section")
     t.add_argument("--json-dir", type=Path, default=None, help="write each game's arena JSON here")
+    t.add_argument("--no-progress", action="store_true",
+                   help="no progress on stderr (default: a bar on a terminal, else a line every 10%%)")
     for command, parser in sub.choices.items():
         parser.set_defaults(run=COMMANDS[command], parser=parser)
     return p
@@ -426,6 +495,7 @@ END = "<!-- arena tables: end -->"
 def cmd_tables(args: argparse.Namespace) -> str:
     from gamecore import arena
     from gamecore.agents import parse_spec, shipped_baseline
+    from gamecore.progress import Progress
 
     _count(args.games, "--games", 1, MAX_GAMES)
     for budget in args.mcts:
@@ -474,7 +544,20 @@ def cmd_tables(args: argparse.Namespace) -> str:
         if can_load:
             agents.append("baseline")
         agents += [a for a in args.extra if can_load or parse_spec(a)[0] != "baseline"]
-        run = arena.play(spec.name, agents, spec.default_players, games=args.games, seed=args.seed)
+        n = spec.default_players
+        seatings = len(arena.seat_schedule(len(agents), n))
+        deals, _ = arena.deals_side_by_side(seatings, args.games, 1)
+        total = deals * seatings
+        rounded = "rounded up to " if total != args.games else ""
+        print(f"{spec.name}, {n} players: {len(agents)} agents ({', '.join(agents)}), {seatings} seatings; "
+              f"--games {args.games} plays {deals} deal{'s' * (deals != 1)} x {seatings} seatings = {total} games "
+              f"({rounded}whole deals, each played once in every seating)", flush=True)
+        bar = None if args.no_progress else Progress(total, "game", label=f"tables {spec.name}")
+        try:
+            run = arena.play(spec.name, agents, n, games=args.games, seed=args.seed, progress=bar)
+        finally:
+            if bar is not None:
+                bar.close()
         summary = arena.summarize(run)
         table = arena.format_table(summary)
         if model is not None and not model.is_file():
@@ -549,4 +632,4 @@ def _one_line(exc: BaseException) -> str:
 
 COMMANDS = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay, "tables": cmd_tables}
 
-__all__ = ["main", "console", "UsageError"]
+__all__ = ["main", "console", "UsageError", "DefaultsHelpFormatter"]

@@ -19,6 +19,7 @@ setting (a stamp file next to the cache), so calling it again costs a few millis
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import importlib
@@ -178,18 +179,33 @@ def warm(games: list[str] | None = None, env: dict[str, str] | None = None,
         return dict(zip(names, pool.map(lambda g: warm_one(g, env), names), strict=True))
 
 
+def _parser() -> argparse.ArgumentParser:
+    from gamecore.games import GAMES
+
+    p = argparse.ArgumentParser(
+        prog="python -m gamecore.warmup",
+        description="Compile the games' numba kernels into numba's cache ahead of use (the AEC env, the batched "
+                    "path, the search agents), one process per core; a game already cached for these sources "
+                    "is skipped.",
+        epilog="NUMBA_CACHE_DIR picks the cache; NUMBA_BOUNDSCHECK=1 warms a bounds-checked one.")
+    p.add_argument("games", nargs="*", metavar="GAME",
+                   help=f"games to compile: {', '.join(sorted(GAMES))} (default: all of them)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--here"]:  # the subprocess of warm_one: compile in this process
         for name in args[2:]:
             warm_game(name, tuple(args[1].split(",")))
         return 0
+    parser = _parser()
+    games = parser.parse_args(args).games
     t0 = time.perf_counter()
     try:
-        took = warm(args or None)
+        took = warm(games or None)
     except ValueError as exc:
-        print(f"gamecore.warmup: {exc}", file=sys.stderr)
-        return 2
+        parser.error(str(exc))
     for name, s in took.items():
         print(f"{name}: {'cached' if s == 0.0 else f'compiled in {s:.1f} s'}")
     print(f"all kernels in the cache after {time.perf_counter() - t0:.1f} s")

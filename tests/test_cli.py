@@ -305,3 +305,30 @@ def test_an_agent_failing_mid_game_is_one_error_line_and_the_game_so_far_is_save
     error = run_bad(argv, capsys)
     assert "the model went wrong" in error and f"saved in {out}" in error
     assert len(GameRecord.load(out).actions) == (4 if command == "record" else 5)  # each agent played 2
+
+
+# ---- issue 49: tables says what it plays, and shows progress ------------------------------------------------
+def test_tables_says_how_many_games_it_plays_and_why_before_playing_and_shows_progress(monkeypatch, capsys):
+    """Before: nothing for a minute, then a table of 20 games for --games 2 (one deal x 20 seatings)
+    that no line explained. Two agents (no baseline) at Calçada's 2 seats: 2 seatings; --games 3 is
+    2 whole deals, 4 games."""
+    import gamecore.agents
+    import gamecore.arena
+
+    monkeypatch.setattr(gamecore.agents, "shipped_baseline", lambda game: None)
+    real = gamecore.arena.play
+    seen = []
+
+    def play(*args, **kwargs):
+        seen.append(capsys.readouterr())  # what was printed before the first game
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gamecore.arena, "play", play)
+    main(["tables", "--games", "3", "--only", "calcada", "--mcts"])
+    (before,) = seen
+    assert before.out == ("calcada, 2 players: 2 agents (random, greedy), 2 seatings; --games 3 plays 2 deals x 2 "
+                          "seatings = 4 games (rounded up to whole deals, each played once in every seating)\n")
+    after = capsys.readouterr()
+    assert after.out.startswith("calcada, 2 players: 4 games (2 deals x 2 seatings)")
+    progress = after.err.strip().splitlines()
+    assert progress and progress[-1].startswith("tables calcada: 4/4 games (100%)"), after.err
