@@ -26,7 +26,13 @@ Where the cache lives
 ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside the sources, else numba's per-user cache
 directory, else ``<tempdir>/tabletop-rl-envs-numba-<uid>``. If none is writable (a read-only
 install with a read-only home and temp dir), kernels compile without caching and one warning says
-so.
+so. Under ``NUMBA_CACHE_DIR`` (and the other two) a project kernel's folder is named by its
+package-relative directory (``callisto_env``, ``cultivo_env/rules``), not by a hash of the sources'
+absolute path as numba names it, and each project package is found where it was imported from, not
+beside ``gamecore``: so a copy of the sources elsewhere -- another install, or the packages Ray
+ships with a job (``py_modules``: each in a folder of its own, a new one every session) -- loads
+what ``python -m gamecore.warmup`` compiled into the same ``NUMBA_CACHE_DIR`` (the stamp still
+decides whether it is current).
 
 Set ``NUMBA_BOUNDSCHECK=1`` to make every array access checked (the fuzz tests do); the unaligned
 loads and stores of ``gamecore.bits``, which numba cannot check, then use their checked forms. A
@@ -68,6 +74,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import inspect
 import os
 import sys
@@ -109,15 +116,44 @@ CACHE_STAMPED = False  # set once the stamped locators are installed
 _BOUNDSCHECK_STAMP = ("boundscheck",) if numba.config.BOUNDSCHECK else ()
 
 
+@functools.lru_cache(maxsize=256)
+def _find_package_dir(package: str, _sys_path: tuple[str, ...]) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    locations = list((spec.submodule_search_locations or []) if spec is not None else [])
+    if locations:
+        return Path(locations[0]).resolve()
+    return (_ROOT / package) if (_ROOT / package).is_dir() else None
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(path: str) -> Path:
+    return Path(path).resolve()
+
+
+def _package_dir(package: str) -> Path | None:
+    """The directory project package ``package`` is (or would be) imported from: beside ``gamecore``
+    in a checkout or an install, but in a folder of its own where Ray ships each package
+    (``runtime_env`` ``py_modules``)."""
+    paths = getattr(sys.modules.get(package), "__path__", None)
+    if paths:
+        return _resolved(next(iter(paths)))
+    return _find_package_dir(package, tuple(sys.path))
+
+
 def kernel_sources(package: str | None = None) -> list[Path]:
     """The kernel source files a kernel of ``package`` may inline (None: every package's)."""
-    files = [_ROOT / "gamecore" / m for m in GAMECORE_KERNEL_MODULES]
+    core = _package_dir("gamecore")
+    files = [core / m for m in GAMECORE_KERNEL_MODULES] if core is not None else []
     games = [p for p in PROJECT_PACKAGES if p != "gamecore"]
     if package is not None and package != "gamecore":
         games = [package]
     for pkg in games:
-        for pattern in GAME_KERNEL_PATTERNS:
-            files.extend(sorted((_ROOT / pkg).glob(pattern)))
+        folder = _package_dir(pkg)
+        for pattern in GAME_KERNEL_PATTERNS if folder is not None else ():
+            files.extend(sorted(folder.glob(pattern)))
     return [f for f in files if f.is_file()]
 
 
@@ -147,6 +183,15 @@ def kernel_digest(package: str | None = None) -> str:
     return _digest(tuple(files))
 
 
+def _relative_name(path: Path) -> str:
+    """``callisto_env/rules.py``: a kernel source's path from the folder that holds its package."""
+    for pkg in PROJECT_PACKAGES:
+        folder = _package_dir(pkg)
+        if folder is not None and path.is_relative_to(folder):
+            return Path(pkg, path.relative_to(folder)).as_posix()
+    return path.name
+
+
 @functools.cache
 def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
     """:func:`kernel_digest` of these (path, mtime, size), once per process: each kernel's cache
@@ -154,19 +199,32 @@ def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
     each asking hashed the same normalised sources again."""
     h = hashlib.sha256()
     for path, mtime_ns, size in files:
-        h.update(Path(path).relative_to(_ROOT).as_posix().encode())
+        h.update(_relative_name(Path(path)).encode())
         h.update(_normalised(path, mtime_ns, size))
     return h.hexdigest()
 
 
 def _project_package(py_file: str) -> str | None:
     try:
-        rel = Path(py_file).resolve().relative_to(_ROOT)
-    except (ValueError, OSError):
+        path = Path(py_file).resolve()
+    except OSError:
         return None
-    if len(rel.parts) >= 2 and rel.parts[0] in PROJECT_PACKAGES:  # a package's modules and its subpackages' modules
-        return rel.parts[0]
+    for pkg in PROJECT_PACKAGES:  # a package's modules and its subpackages' modules
+        folder = _package_dir(pkg)
+        if folder is not None and folder in path.parents:
+            return pkg
     return None
+
+
+def _cache_subpath(py_file: str) -> str | None:
+    """Where a project kernel's cache files go under ``NUMBA_CACHE_DIR`` (and the per-user and temp
+    directories): its package-relative directory (``cultivo_env/rules``), the same wherever the
+    sources are, where numba names the folder by a hash of their absolute path."""
+    pkg = _project_package(py_file)
+    folder = _package_dir(pkg) if pkg is not None else None
+    if folder is None:
+        return None
+    return os.path.join(pkg, *Path(py_file).resolve().parent.relative_to(folder).parts)
 
 
 def _function_key(py_func) -> str:
@@ -229,6 +287,10 @@ def _install_stamped_locators() -> bool:
 
             def get_disambiguator(self):
                 return self._tabletop_key
+
+            @classmethod
+            def get_suitable_cache_subpath(cls, py_file):
+                return _cache_subpath(py_file) or super().get_suitable_cache_subpath(py_file)
 
             @classmethod
             def from_function(cls, py_func, py_file):

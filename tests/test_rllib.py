@@ -2,7 +2,8 @@
 check, the masked module (masks in every forward pass, no deprecated RLlib API), and
 ``examples/rllib_ppo.py`` training a few PPO iterations on each game in a local Ray, failing loudly
 when an iteration samples nothing, and shipping its code to a two-node cluster through
-``RAY_ADDRESS`` and ``--ship-code``.
+``RAY_ADDRESS`` and ``--ship-code``; an env runner running shipped code loads the kernels the
+warm-up compiled instead of compiling them again.
 
 Runs in the RLlib virtual environment of ``.ci/run`` (``pip install -e ".[rllib]"``); skipped
 where Ray is not installed.
@@ -277,6 +278,58 @@ def test_rllib_ppo_example_stops_with_rllibs_warning_when_sampling_times_out(loc
         logging.getLogger("ray.rllib").removeHandler(handler)
     assert any("No samples returned" in r.getMessage() for r in records), [r.getMessage() for r in records]
     assert re.search(r"^iteration 1: 0 env steps, 0 episodes, mean length nan", capsys.readouterr().out, re.M)
+
+
+# A second driver on the module's Ray, from a directory outside the checkout (Ray puts the driver's
+# directory first on its workers' path), shipping the packages with its job as ``--ship-code`` does:
+# RLlib's env runner samples Callisto in a worker that imports them from Ray's copy.
+_SHIPPED_PROBE = """
+import json, sys
+import ray
+from gamecore.games import GAMES
+root, cache = sys.argv[1], sys.argv[2]
+ray.init(address=sys.argv[3], logging_level="WARNING", runtime_env={
+    "py_modules": [f"{root}/{p}" for p in ("gamecore", *GAMES.values())], "excludes": ["__pycache__"],
+    "env_vars": {"NUMBA_CACHE_DIR": cache}})
+
+@ray.remote
+def sample():
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    import callisto_env
+    from gamecore import jit
+    from gamecore.rllib import masked_ppo_config
+    config = masked_ppo_config(PPOConfig(), {"game": "callisto"}, {"fcnet_hiddens": [8], "head_fcnet_hiddens": []})
+    MultiAgentEnvRunner(config=config.env_runners(num_env_runners=0)).sample(num_timesteps=100)
+    kernels = [d for d in list(jit._DISPATCHERS) if d.py_func.__module__.startswith("callisto_env")]
+    return {"file": callisto_env.__file__, "compile_seconds": jit.compile_seconds(),
+            "hits": sum(sum(d.stats.cache_hits.values()) for d in kernels),
+            "folders": sorted({d._cache.cache_path for d in kernels if d.stats.cache_hits})}
+
+print(json.dumps(ray.get(sample.remote(), timeout=300)))
+"""
+
+
+def test_an_env_runner_with_shipped_code_loads_the_kernels_the_warm_up_compiled(local_ray, tmp_path):
+    """Issue 49: an env runner that runs the packages Ray ships with a job (``py_modules``, as
+    ``--ship-code`` does; Ray unpacks each in a folder of its own under the session directory) loads
+    its kernels from the cache ``python -m gamecore.warmup`` filled with the same ``NUMBA_CACHE_DIR``.
+    It compiled all of Callisto's kernels again (34, ~5 s): numba names a cache folder by the sources'
+    absolute path, and the project's stamped locators took a package to sit beside ``gamecore``."""
+    from gamecore.warmup import warm_one
+
+    cache = os.path.abspath(os.environ.get("NUMBA_CACHE_DIR") or tmp_path / "cache")
+    warm_one("callisto", {**os.environ, "NUMBA_CACHE_DIR": cache}, paths=("aec",))
+    address = ray.get_runtime_context().gcs_address
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-c", _SHIPPED_PROBE, str(ROOT), cache, address], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert not Path(out["file"]).resolve().is_relative_to(ROOT), out  # Ray's copy ran, not the checkout
+    assert out["compile_seconds"] == 0.0 and out["hits"] >= 1, (out, run.stderr[-3000:])
+    assert out["folders"] == [str(Path(cache, "callisto_env"))], out
 
 
 #: ports Ray's components take by default (dashboard, dashboard agent, client server, metrics, GCS):
