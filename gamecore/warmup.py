@@ -95,15 +95,23 @@ def _warm_batched(name: str) -> None:
 
 
 def _stamp(name: str, paths: tuple[str, ...], env: dict[str, str]) -> str:
-    """What the cached kernels of ``name`` depend on: sources, numba, numpy, Python, bounds-check."""
+    """What the cached kernels of ``name`` depend on: sources, numba, numpy, Python, bounds-check,
+    and the CPU numba compiles for (its cache keys machine code by CPU name and features, so a cache
+    directory shared by nodes of different CPUs is warm for one kind only: "cached" must not be
+    said for the other)."""
     import numba
+    from llvmlite import binding as ll
 
     from gamecore.games import GAMES, game_key
     from gamecore.jit import kernel_digest
 
+    cpu = env.get("NUMBA_CPU_NAME") or ll.get_host_cpu_name()  # as numba.core.config reads them
+    features = env.get("NUMBA_CPU_FEATURES")
+    if features is None:
+        features = "" if cpu.lower() == "generic" else ll.get_host_cpu_features().flatten()
     h = hashlib.sha256()
     for part in (kernel_digest(GAMES[game_key(name)]), kernel_digest(None), numba.__version__, np.__version__,
-                 sys.version, env.get("NUMBA_BOUNDSCHECK", "0"), *paths):
+                 sys.version, env.get("NUMBA_BOUNDSCHECK", "0"), cpu, features, *paths):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:16]

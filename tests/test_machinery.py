@@ -735,3 +735,17 @@ def test_one_illegal_action_error_class_serves_every_path():
     illegal = next(a for a in range(state.num_distinct_actions()) if a not in state.legal_actions())
     with pytest.raises(gamecore.aec.IllegalActionError):
         state.apply_action(illegal)
+
+
+def test_the_warm_up_stamp_names_the_cpu_numba_compiles_for():
+    """numba keys cached machine code by CPU name and features: a cache directory warmed on one kind
+    of CPU is cold for another, so the warm-up's "cached" stamp must differ with them (as numba
+    reads them: ``generic`` without ``NUMBA_CPU_FEATURES`` means no features)."""
+    from gamecore.warmup import _stamp
+
+    host = _stamp("callisto", ("aec",), {})
+    assert host == _stamp("callisto", ("aec",), {})
+    generic = _stamp("callisto", ("aec",), {"NUMBA_CPU_NAME": "generic"})
+    assert generic != host
+    assert generic == _stamp("callisto", ("aec",), {"NUMBA_CPU_NAME": "generic", "NUMBA_CPU_FEATURES": ""})
+    assert _stamp("callisto", ("aec",), {"NUMBA_CPU_NAME": "generic", "NUMBA_CPU_FEATURES": "+avx2"}) != generic
