@@ -83,14 +83,28 @@ The mapping
   what ``viewer`` learns of it (``GameSpec.public_action_string``).
 * ``history()`` is pyspiel's own list of every action taken, secret ones included (Calimala's kept
   scoring cards), like any OpenSpiel game's; it is not a view.
-* Serialization: ``state.serialize()`` holds the history and the state's Python attributes (the
-  state array among them, pickled), so ``game.deserialize_state(text)`` is the same state exactly.
+* Serialization: ``state.serialize()`` is one line of JSON, no pickle: the game's pyspiel name,
+  the kernels' params, the ``[player, action]`` pairs of the history and the state array's ints.
+  ``game.deserialize_state(text)`` reads only that form and gives the same state exactly; it
+  unpickles nothing and checks everything before a kernel runs on it (ValueError, the game and its
+  seed stream unchanged): the same game, player count and options, a history of this game's seats
+  and actions as long as the array's decision count, and an array the game can continue from (the
+  ``check_state`` kernel, as the env's ``set_state``); the legal mask and everything the game
+  determines come from the game, never from the text. pyspiel's default form for Python states
+  (``history=...``, ``move_number=...``, ``__dict__=`` a base64 pickle, which runs any code it
+  names when loaded) is refused with a ValueError that says so.
   ``pickle`` works for games (parameters, seed stream and its position) and states (the game and
-  ``serialize()``) through this module's own ``__reduce__``. pyspiel's ``Game::Serialize`` (so
-  ``serialize_game_and_state``, ``game.serialize()`` and ``random_sim_test(serialize=True)``)
-  fails with "GetRNGState unimplemented": it asks every SAMPLED_STOCHASTIC game for
-  ``GetRNGState``, and pyspiel (2.0.2) gives a Python game no way to implement it (its ``PyGame``
-  trampoline overrides neither ``GetRNGState`` nor ``SetRNGState``, and neither is bound).
+  ``serialize()``, checked the same way on loading) through this module's own ``__reduce__``
+  (``pickle`` itself stays unsafe for untrusted data); pyspiel's ``State.__setstate__`` is refused.
+  pyspiel's ``Game::Serialize`` (so ``serialize_game_and_state``, ``game.serialize()`` and
+  ``random_sim_test(serialize=True)``) fails with "GetRNGState unimplemented": it asks every
+  SAMPLED_STOCHASTIC game for ``GetRNGState``, and pyspiel (2.0.2) gives a Python game no way to
+  implement it (its ``PyGame`` trampoline overrides neither ``GetRNGState`` nor ``SetRNGState``,
+  and neither is bound). **pyspiel.deserialize_game_and_state unpickles for every Python game:
+  never give it untrusted text; use** ``game.deserialize_state(text)`` **with text from**
+  ``state.serialize()``. It is pyspiel's C++ (``PyGame::DeserializeState``, which never calls a
+  Python ``deserialize_state``): it ``pickle.loads`` the ``__dict__=`` part of any text it is
+  given before the game sees anything, and refuses the JSON form with a ``SpielError``.
 * ``max_game_length``: an upper bound on the decisions of one game (one match for Callisto's
   ``match=True``), derived from the rules (see :func:`max_game_length`); random games play far
   fewer.
@@ -101,7 +115,9 @@ What works with OpenSpiel's tools is listed in ``docs/compatibility.md`` (checke
 
 from __future__ import annotations
 
+import base64
 import json
+import pickle
 from typing import Any
 
 import numpy as np
@@ -109,7 +125,7 @@ import pyspiel
 
 from gamecore.games import GAMES, get_game
 from gamecore.options import IllegalActionError, short_repr
-from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC, GameSpec
+from gamecore.protocol import H_CURRENT, H_DECISIONS, H_NPLAYERS, H_TERMINAL, VIEW_PUBLIC, GameSpec
 from gamecore.rewards import rank_rewards
 from gamecore.rng import episode_seed, python_seed_to_int
 
@@ -308,14 +324,29 @@ class TabletopGame(pyspiel.Game):
         return self.state_class(self, int(game_seed))
 
     def deserialize_state(self, data: str) -> TabletopState:
-        """pyspiel's ``deserialize_state``: the state ``state.serialize()`` wrote (its history and its
-        Python attributes, the state array among them), exactly. pyspiel builds it from a
-        ``new_initial_state()``; that one does not count as a game of the seed stream."""
+        """The state ``state.serialize()`` wrote (a JSON text: the game, its params, the history and
+        the state array), exactly. Nothing is unpickled: pyspiel's own form (``history=...``,
+        ``move_number=...``, ``__dict__=`` a pickle, which runs any code it names when loaded) is
+        refused with ValueError, and so is a text of another game or player count or options, a
+        history that is not this game's actions, and a state array the game could not continue
+        from (the ``check_state`` kernel, as the env's ``set_state``). The mask and the
+        game-derived attributes come from this game, never from the text. pyspiel builds the state
+        from a ``new_initial_state()``; that one does not count as a game of the seed stream."""
+        history, st = _parse_serialized(self, data)
+        # pyspiel's C++ DeserializeState is the only way to give a Python state a history: it takes
+        # "history=...\nmove_number=...\n__dict__=<base64 pickle>" and unpickles the last part.
+        # It gets the checked history and the pickle of an empty dict made here (in this process,
+        # never from the text); the state array is set below.
+        text = "history={}\nmove_number={}\n__dict__={}".format(
+            ",".join(f"{p}:{a}" for p, a in history), len(history), _EMPTY_PICKLED_DICT)
         episode = self._episode
         try:
-            return pyspiel.Game.deserialize_state(self, data)
+            state = pyspiel.Game.deserialize_state(self, text)
         finally:
             self._episode = episode
+        state._state[:] = st
+        state._mask_fresh = False
+        return state
 
     def __reduce__(self):
         """``pickle`` / ``copy.deepcopy``: the same game (parameters, seed stream and its position).
@@ -582,11 +613,34 @@ class TabletopState(pyspiel.State):
     def __deepcopy__(self, memo: dict) -> TabletopState:
         return self.clone()  # pyspiel's pickling path needs a generator state it does not have
 
+    def serialize(self) -> str:
+        """The state as one line of JSON (no pickle): ``{"format", "game", "params", "history",
+        "state"}`` (the pyspiel name, the kernels' params, ``[player, action]`` pairs of
+        ``full_history()``, the state array's ints), which ``game.deserialize_state`` reads back
+        exactly. pyspiel's own ``Serialize`` (C++, used by ``serialize_game_and_state``, which
+        fails earlier with "GetRNGState unimplemented") is not this method."""
+        return json.dumps({
+            "format": SERIALIZE_FORMAT,
+            "game": SHORT_NAMES[self.spec.name],
+            "params": list(self._key[1]),
+            "history": [[int(pa.player), int(pa.action)] for pa in self.full_history()],
+            "state": self._state.tolist(),
+        }, separators=(",", ":"))
+
     def __reduce__(self):
         """``pickle``: the game (see :meth:`TabletopGame.__reduce__`) and ``self.serialize()`` (the
-        history and the state array), restored exactly by ``game.deserialize_state``. pyspiel's own
-        pickling goes through ``serialize_game_and_state``, which needs a ``GetRNGState``."""
+        history and the state array), restored exactly by ``game.deserialize_state``, which checks
+        it. pyspiel's own pickling goes through ``serialize_game_and_state``, which needs a
+        ``GetRNGState``."""
         return _unpickle_state, (self.get_game(), self.serialize())
+
+    def __setstate__(self, data: Any) -> None:
+        """Refused: pyspiel's ``__setstate__`` would load a ``serialize_game_and_state`` text, whose
+        state part is a pickle, and set the attributes it holds unchecked. This module's pickles
+        never call it (see :meth:`__reduce__`)."""
+        raise ValueError(f"{self.spec.name}: pyspiel's __setstate__ (a serialize_game_and_state text, a pickle "
+                         "inside) is not supported: pickle the state itself (gamecore.openspiel's __reduce__) or "
+                         "use game.deserialize_state(state.serialize())")
 
     def view_string(self, seat: int) -> str:
         """The seat's (0..n-1) ``to_dict`` view as compact JSON: the observation / information state
@@ -611,6 +665,98 @@ class TabletopState(pyspiel.State):
         return self.spec.render_ansi(self._state, VIEW_PUBLIC)
 
 
+# ---- serialization ---------------------------------------------------------------------------
+
+#: the ``"format"`` of ``state.serialize()``'s JSON text (what ``game.deserialize_state`` reads)
+SERIALIZE_FORMAT = "gamecore.openspiel state 1"
+_SERIALIZE_KEYS = ("format", "game", "params", "history", "state")
+_PYSPIEL_PICKLE_TAG = "__dict__="
+#: the pickle of an empty dict, made here: what pyspiel's C++ DeserializeState gets to unpickle
+_EMPTY_PICKLED_DICT = base64.b64encode(pickle.dumps({})).decode("ascii")
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _max_serialized_len(game: TabletopGame) -> int:
+    """The longest text ``deserialize_state`` reads for ``game``: what ``serialize()`` writes at
+    most (every int at most 20 characters), twice over for whitespace, plus room for the keys."""
+    ints = game.spec.kernels.STATE_LEN + len(game._params) + 2 * game.max_game_length()
+    return 2 * 22 * ints + 1024
+
+
+def _int_list(value: Any, what: str, length: int | None = None) -> list[int]:
+    """``value`` as a list of ints (JSON ints, never bools or floats) in int64 range, else ValueError."""
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list of ints, got {short_repr(value)}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{what} must hold {length} ints, got {len(value)}")
+    for v in value:
+        if type(v) is not int or not _INT64[0] <= v <= _INT64[1]:
+            raise ValueError(f"{what} must hold int64 ints, got {short_repr(v)}")
+    return value
+
+
+def _parse_serialized(game: TabletopGame, data: Any) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The checked ``(history, state array)`` of a ``state.serialize()`` text of ``game``; ValueError
+    (TypeError for a non-str) naming what is wrong. Nothing in ``data`` is unpickled or evaluated."""
+    spec = game.spec
+    name = SHORT_NAMES[spec.name]
+    what = f"{name}: deserialize_state"
+    if not isinstance(data, str):
+        raise TypeError(f"{what}: the text must be a str (from state.serialize()), got {type(data).__name__}")
+    limit = _max_serialized_len(game)
+    if len(data) > limit:
+        raise ValueError(f"{what}: the text is {len(data)} characters long; a state.serialize() text of this game "
+                         f"has at most {limit}")
+    if _PYSPIEL_PICKLE_TAG in data and not data.lstrip().startswith("{"):
+        raise ValueError(f"{what}: this is pyspiel's default serialization of a Python state, whose "
+                         f"{_PYSPIEL_PICKLE_TAG} part is a pickle (loading a pickle runs any code it names); "
+                         "gamecore.openspiel never unpickles a state text. Write the text with this version's "
+                         "state.serialize() (JSON)")
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{what}: not a state.serialize() text (JSON): {short_repr(str(exc))}") from None
+    if not isinstance(obj, dict) or obj.get("format") != SERIALIZE_FORMAT:
+        raise ValueError(f"{what}: not a state.serialize() text: a JSON object with \"format\": "
+                         f"{SERIALIZE_FORMAT!r} expected")
+    if sorted(obj) != sorted(_SERIALIZE_KEYS):
+        raise ValueError(f"{what}: the text must have the keys {', '.join(_SERIALIZE_KEYS)}, got "
+                         f"{', '.join(map(repr, obj))}")
+    params = list(game._key[1])
+    if obj["game"] != name:
+        raise ValueError(f"{what}: the text is a state of {short_repr(obj['game'])}, not of {name}")
+    if _int_list(obj["params"], f"{what}: params") != params:
+        raise ValueError(f"{what}: the text is a state of {name} with params {short_repr(obj['params'])}, this "
+                         f"game's are {params} (another player count or other options)")
+    n = int(game._params[0])
+    num_actions = game._num_actions
+    raw = obj["history"]
+    if not isinstance(raw, list) or len(raw) > game.max_game_length():
+        raise ValueError(f"{what}: history must be a list of at most {game.max_game_length()} [player, action] "
+                         "pairs (the game's length bound)")
+    history = []
+    for i, pair in enumerate(raw):
+        p, a = _int_list(pair, f"{what}: history[{i}]", 2)
+        if not 0 <= p < n or not 0 <= a < num_actions:
+            raise ValueError(f"{what}: history[{i}] = {pair} is not a seat 0..{n - 1} and an action "
+                             f"0..{num_actions - 1}")
+        history.append((p, a))
+    K = spec.kernels
+    st = np.array(_int_list(obj["state"], f"{what}: state", K.STATE_LEN), dtype=np.int64)
+    if int(st[H_NPLAYERS]) != n:
+        raise ValueError(f"{what}: the state array is for {int(st[H_NPLAYERS])} players, this game has {n}")
+    bad = K.check_state(st, game._params)
+    if bad:
+        raise ValueError(f"{what}: malformed {spec.name} state: slot {bad - 1} is out of range or inconsistent")
+    if not st[H_TERMINAL] and K.legal_mask(st, np.zeros(num_actions, dtype=np.int8)) == 0:
+        raise ValueError(f"{what}: malformed {spec.name} state: the game is running but the decider has no legal "
+                         "action")
+    if int(st[H_DECISIONS]) != len(history):
+        raise ValueError(f"{what}: the history holds {len(history)} actions, the state array counts "
+                         f"{int(st[H_DECISIONS])} decisions")
+    return history, st
+
+
 # ---- pickling --------------------------------------------------------------------------------
 
 
@@ -622,6 +768,10 @@ def _unpickle_game(name: str, params: dict[str, Any], stream: int, episode: int)
 
 
 def _unpickle_state(game: TabletopGame, data: str) -> TabletopState:
+    """The state :meth:`TabletopState.__reduce__` pickled: ``game.deserialize_state(data)``, which
+    checks the text as for any other (a pickled state can name no array a kernel would choke on)."""
+    if not isinstance(game, TabletopGame):
+        raise TypeError(f"a pickled tabletop state needs its tabletop game, got {type(game).__name__}")
     return game.deserialize_state(data)
 
 
@@ -645,5 +795,5 @@ def _register(name: str) -> None:
 for _name in GAMES:
     _register(_name)
 
-__all__ = ["GAME_CLASSES", "MAX_PARAM_SEED", "SHORT_NAMES", "IllegalActionError", "SeatObserver", "TabletopGame",
-           "TabletopState", "max_game_length"]
+__all__ = ["GAME_CLASSES", "MAX_PARAM_SEED", "SERIALIZE_FORMAT", "SHORT_NAMES", "IllegalActionError", "SeatObserver",
+           "TabletopGame", "TabletopState", "max_game_length"]

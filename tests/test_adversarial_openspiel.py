@@ -7,8 +7,10 @@ serialization and pickling that pyspiel allows a Python game (``docs/compatibili
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import os
 import pickle
 
 import numpy as np
@@ -20,7 +22,7 @@ from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation 
 
 import gamecore.openspiel as gos  # noqa: E402
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module  # noqa: E402
-from gamecore.protocol import VIEW_ALL, VIEW_PUBLIC  # noqa: E402
+from gamecore.protocol import HEADER_LEN, VIEW_ALL, VIEW_PUBLIC  # noqa: E402
 
 WRONG_KIND = (2.5, True, np.bool_(False), "0", None)
 
@@ -250,3 +252,163 @@ def test_pickle_and_deserialize_state_restore_the_game_exactly(name):
     if name == "callisto":
         with pytest.raises(pyspiel.SpielError, match="GetRNGState unimplemented"):
             pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+# ---- serialization: no pickle, no unchecked state array ----------------------------------------
+
+def pickle_form(payload) -> str:
+    """pyspiel's default serialization of a Python state: its ``__dict__=`` part is a base64 pickle."""
+    return "history=\nmove_number=0\n__dict__=" + base64.b64encode(pickle.dumps(payload)).decode()
+
+
+class WritesMarker:
+    """A pickle that, when loaded, creates a directory (any code could run there)."""
+
+    def __init__(self, path) -> None:
+        self.path = str(path)
+
+    def __reduce__(self):
+        return os.mkdir, (self.path,)
+
+
+def next_initial_states_agree(game, name: str, **params) -> bool:
+    """``game``'s seed stream is where a twin loaded the same way and drawn as often has it."""
+    twin = load(name, **params)
+    for _ in range(game._episode):
+        twin.new_initial_state()
+    return np.array_equal(game.new_initial_state().state_array, twin.new_initial_state().state_array)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_deserialize_state_never_unpickles(name, tmp_path):
+    """``game.deserialize_state`` refuses pyspiel's pickle form (``__dict__=``) with a ValueError
+    that says why, before unpickling anything: a crafted text that names code (here a ``mkdir``)
+    runs nothing, and a data-only one (a scrambled ``_state`` array, a forged ``_mask``, the
+    ``os_crash`` case that segfaulted ``observation_tensor``) is refused too; pyspiel's
+    ``__setstate__`` (a ``serialize_game_and_state`` text) is refused the same way. As documented,
+    ``pyspiel.deserialize_game_and_state`` is pyspiel's own C++ and unpickles for every Python
+    game (our override is never called): it runs the payload, and refuses the JSON that
+    ``state.serialize()`` writes."""
+    n = min(game_module(name).GAME.player_counts)
+    game, state = midgame(name, n)
+    episode = game._episode
+    marker = tmp_path / "code_ran"
+    evil = pickle_form(WritesMarker(marker))
+    forged = {"_state": np.full(state.state_array.shape, 10**12, dtype=np.int64),
+              "_mask": np.ones(game.num_distinct_actions(), dtype=np.int8), "_mask_fresh": True,
+              "_num_actions": 10**6, "_params": np.zeros(3, dtype=np.int64), "_key": (name, ())}
+    for text in (evil, " " + evil, evil.replace("history=", "history=0:1", 1), pickle_form(forged)):
+        with pytest.raises(ValueError, match=r"deserialize_state: this is pyspiel's default serialization .*pickle"):
+            game.deserialize_state(text)
+    assert not marker.exists() and game._episode == episode
+    cls = type(state)
+    with pytest.raises(ValueError, match="__setstate__"):
+        cls.__new__(cls).__setstate__(f"[Meta]\nVersion: 1\n\n[Game]\n{gos.SHORT_NAMES[name]}()\n[State]\n{evil}")
+    assert not marker.exists() and next_initial_states_agree(game, name, players=n, seed=3)
+    # pyspiel's own route (documented in docs/compatibility.md: never give it untrusted text)
+    header = f"[Meta]\nVersion: 1\n\n[Game]\n{gos.SHORT_NAMES[name]}()\n[State]\n"
+    with pytest.raises(pyspiel.SpielError):  # not its __dict__= form
+        pyspiel.deserialize_game_and_state(header + state.serialize())
+    with pytest.raises(Exception):  # noqa: B017  (the payload's result is no dict)
+        pyspiel.deserialize_game_and_state(header + evil)
+    assert marker.exists()  # pyspiel unpickled it: the hazard the docs warn of
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_deserialize_state_refuses_forged_texts(name):
+    """A ``serialize()`` text that is not a state of this game play can continue from is refused
+    with ValueError (TypeError for a non-str) before any kernel sees the array, and changes
+    nothing: an array of the wrong length, of another game or player count, with values out of
+    range or scrambled (the reviewer's crash case), floats, bools, ints beyond int64; another
+    game's or player count's text; extra keys (a forged mask); a history that is not this game's
+    actions or does not match the array's decision count; deep, huge or non-JSON text."""
+    counts = game_module(name).GAME.player_counts
+    n = min(counts)
+    game, state = midgame(name, n)
+    good = json.loads(state.serialize())
+    length = len(good["state"])
+    episode = game._episode
+
+    def text(**changes) -> str:
+        return json.dumps({**good, **changes})
+
+    other = next(g for g in GAME_NAMES if g != name)
+    _, foreign = midgame(other, min(game_module(other).GAME.player_counts))
+    more = [json.loads(midgame(name, m)[1].serialize()) for m in counts if m != n][:1]
+    rng = np.random.default_rng(0)
+    scrambled = [[10**12] * length, [-1] * length, [0] * length,
+                 rng.integers(-(2**62), 2**62, size=length).tolist(), rng.integers(0, 64, size=length).tolist()]
+    for slot in (*range(1, HEADER_LEN), length - 1):  # the header's slots after the generator, the last
+        for value in (-(2**63), -7, 99, 2**40):
+            forged = list(good["state"])
+            forged[slot] = value
+            if forged[slot] != good["state"][slot]:
+                scrambled.append(forged)
+    bad_texts = [
+        text(state=good["state"][:-1]), text(state=good["state"] + [0]), text(state=foreign.state_array.tolist()),
+        *(text(state=s) for s in scrambled),
+        text(state=[float(v) for v in good["state"]]), text(state=[True] * length),
+        text(state=[2**63] + good["state"][1:]), text(state="1,2,3"),
+        foreign.serialize(), text(game=gos.SHORT_NAMES[other]),
+        text(params=[good["params"][0] + 1, *good["params"][1:]]), text(params=good["params"][:-1]),
+        text(format="gamecore.openspiel state 0"), json.dumps({**good, "_mask": [1] * 10}),
+        json.dumps({k: v for k, v in good.items() if k != "history"}),
+        text(history=good["history"][:-1]), text(history=good["history"] + [[0, 0]]),
+        text(history=[[n, 0]] + good["history"][1:]),
+        text(history=[[0, game.num_distinct_actions()]] + good["history"][1:]),
+        text(history=[[0]] + good["history"][1:]), text(history={"0": 1}),
+        "[" * 100_000 + "]" * 100_000, " " * 10**7, "not json", "", "null", "[]",
+    ]
+    for m in more:  # the same game at another player count: its text, and its array in this text
+        bad_texts += [json.dumps(m), text(state=m["state"])]
+    for bad in bad_texts:
+        with pytest.raises(ValueError, match="deserialize_state"):
+            game.deserialize_state(bad)
+    for bad in (None, 3, b"{}", good):
+        with pytest.raises(TypeError, match="must be a str"):
+            game.deserialize_state(bad)
+    assert game._episode == episode and next_initial_states_agree(game, name, players=n, seed=3)
+
+
+def pairs(state) -> list[tuple[int, int]]:
+    return [(pa.player, pa.action) for pa in state.full_history()]
+
+
+@pytest.mark.parametrize("name,n", GAME_PLAYERS)
+def test_serialize_is_json_and_round_trips_exactly(name, n):
+    """``state.serialize()`` is one line of JSON (no pickle) and ``game.deserialize_state`` of it is
+    the same state at every point of a game, the end included: the array, the history (with its
+    players) and move number, legal actions, every seat's observation and information state,
+    returns, rewards, the render and the same future; it draws no game of the seed stream. A state
+    pickled (``__reduce__``) goes the same way."""
+    game = load(name, players=n, seed=5)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(n)
+    step = 0
+    while True:
+        text = state.serialize()
+        assert "\n" not in text and "__dict__" not in text
+        assert json.loads(text)["format"] == gos.SERIALIZE_FORMAT
+        episode = game._episode
+        backs = (game.deserialize_state(text), pickle.loads(pickle.dumps(state)))
+        assert game._episode == episode  # neither draws a game of the seed stream
+        for back in backs:
+            assert type(back) is type(state) and back.get_game() == game
+            assert np.array_equal(back.state_array, state.state_array)
+            assert pairs(back) == pairs(state) and back.move_number() == state.move_number()
+            assert back.current_player() == state.current_player() and back.is_terminal() == state.is_terminal()
+            assert back.legal_actions() == state.legal_actions() and back.returns() == state.returns()
+            assert back.rewards() == state.rewards() and str(back) == str(state) and back.serialize() == text
+            for seat in range(n):
+                assert back.observation_tensor(seat) == state.observation_tensor(seat)
+                assert back.information_state_string(seat) == state.information_state_string(seat)
+            if not state.is_terminal():
+                a = int(rng.choice(state.legal_actions()))
+                assert np.array_equal(back.child(a).state_array, state.child(a).state_array)
+        if state.is_terminal():
+            break
+        for _ in range(int(rng.integers(1, 3 + step))):
+            if not state.is_terminal():
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        step += 1
+    assert next_initial_states_agree(game, name, players=n, seed=5)
