@@ -17,9 +17,12 @@ Names and parameters
 * ``seed`` (int 0..2**31 - 1, default 0): the game's seed stream. The k-th
   ``new_initial_state()`` of a game loaded with ``seed=s`` is the game an env plays after
   ``reset(seed=s)`` and k further ``reset()`` s (``seed=-1``: a stream drawn from fresh entropy
-  when the game is loaded). pyspiel builds every ``clone()``, ``child()`` and deserialized state
-  from a ``new_initial_state()``: called from Python they draw no game of the stream, but those
-  that pyspiel's C++ side makes itself (``random_sim_test``'s clones) take their turn in it.
+  when the game is loaded), whatever is called on states and observers in between. pyspiel
+  builds every ``clone()``, ``child()`` and deserialized state from a ``new_initial_state()``,
+  and its C++ ``observation_tensor`` / ``information_state_tensor`` build one to size their
+  output: called from Python none of them draws a game of the stream (the states' tensor methods
+  are written here, the same values), but the states that pyspiel's C++ side builds itself
+  (``random_sim_test``'s clones, a C++ ``pyspiel._Observation``'s constructor) take their turn in it.
   pyspiel's int parameters are C++ ``int`` (32 bits): a ``seed`` of 2**31 or more fails inside
   pyspiel before the game sees it (``load_game(name, {"seed": 2**31})``: pybind11's RuntimeError
   "Unable to cast Python instance of type <class 'int'>"; ``"name(seed=2147483648)"``: a
@@ -436,6 +439,7 @@ class TabletopState(pyspiel.State):
         self._params = game._params
         self._key = game._key
         self._num_actions = game._num_actions
+        self._obs_size = int(np.prod(game.obs_shape))
         self._state = np.zeros(self.spec.kernels.STATE_LEN, dtype=np.int64)
         self.spec.kernels.init(self._state, self._params, seed)
         self._mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -527,11 +531,23 @@ class TabletopState(pyspiel.State):
         return pyspiel.State.observation_string(
             self, self._check_player(player, "observation_string: player", pseudo=False))
 
-    def observation_tensor(self, player: Any = _CURRENT) -> list[float]:
+    def _seat_tensor(self, player: Any, what: str, base: Any) -> list[float]:
+        """``player``'s (a seat; no player: the current one) view as pyspiel's tensor methods give
+        it (a list of floats, the ``observe`` kernel's values), written here: pyspiel's C++ sizes
+        its buffer with a ``new_initial_state()`` (a game of the seed stream) and then asks the
+        observer for the same values."""
         if player is _CURRENT:
-            return pyspiel.State.observation_tensor(self)
-        return pyspiel.State.observation_tensor(
-            self, self._check_player(player, "observation_tensor: player", pseudo=False))
+            player = self.current_player()
+            if player < 0:  # the game is over: pyspiel's own SpielError ("player >= 0"), before any state is built
+                return base(self)
+        else:
+            player = self._check_player(player, f"{what}: player", pseudo=False)
+        raw = np.zeros(self._obs_size, dtype=np.int8)
+        self.spec.kernels.observe(self._state, player, raw)
+        return raw.astype(np.float64).tolist()
+
+    def observation_tensor(self, player: Any = _CURRENT) -> list[float]:
+        return self._seat_tensor(player, "observation_tensor", pyspiel.State.observation_tensor)
 
     def information_state_string(self, player: Any = _CURRENT) -> str:
         if player is _CURRENT:
@@ -540,10 +556,7 @@ class TabletopState(pyspiel.State):
             self, self._check_player(player, "information_state_string: player", pseudo=False))
 
     def information_state_tensor(self, player: Any = _CURRENT) -> list[float]:
-        if player is _CURRENT:
-            return pyspiel.State.information_state_tensor(self)
-        return pyspiel.State.information_state_tensor(
-            self, self._check_player(player, "information_state_tensor: player", pseudo=False))
+        return self._seat_tensor(player, "information_state_tensor", pyspiel.State.information_state_tensor)
 
     def player_return(self, player: Any) -> float:
         return pyspiel.State.player_return(self, self._check_player(player, "player_return: player", pseudo=False))

@@ -167,6 +167,78 @@ def test_rl_environment_steps_episodes():
             assert abs(sum(ts.rewards)) < 1e-9 and max(ts.rewards) >= 0.0
 
 
+def touch_everything(state, game, observers) -> None:
+    """Call every public state method that reads the state (every seat), and the observers."""
+    n = game.num_players()
+    for p in range(n):
+        state.observation_tensor(p), state.information_state_tensor(p)
+        state.observation_string(p), state.information_state_string(p)
+        state.legal_actions(p), state.legal_actions_mask(p), state.player_return(p), state.player_reward(p)
+        state.view_string(p), state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        for obs in observers:
+            obs.set_from(state, p), obs.string_from(state, p)
+    if not state.is_terminal():
+        a = state.legal_actions()[0]
+        state.observation_tensor(), state.information_state_tensor()
+        state.observation_string(), state.information_state_string()
+        state.action_to_string(a), state.action_to_string(state.current_player(), a)
+        state.string_to_action(state.action_to_string(a)), state.public_action_string(a)
+        state.child(a)
+    state.legal_actions(), state.legal_actions_mask(), state.returns(), state.rewards(), state.is_terminal()
+    state.current_player(), state.history(), state.full_history(), state.history_str(), str(state), repr(state)
+    state.clone(), copy.deepcopy(state), game.deserialize_state(state.serialize()), pickle.loads(pickle.dumps(state))
+    game.observation_tensor_shape(), game.information_state_tensor_size(), game.max_game_length()
+    make_observation(game), make_observation(game, INFO_STATE_OBS_TYPE)
+    game.make_observer(pyspiel.IIGObservationType(perfect_recall=False), {})
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_state_methods_and_observers_draw_no_game_of_the_seed_stream(name):
+    """The k-th ``new_initial_state()`` of a seeded game is the env's k-th reset (module docstring)
+    whether or not the states' methods and the observers are called in between: pyspiel's C++
+    ``observation_tensor`` / ``information_state_tensor`` built a ``new_initial_state()`` (a game of
+    the stream) to size their output at every call, so 3 calls moved the stream 3 games on and an
+    ``rl_environment`` (an information state tensor per seat per step) played other games than the
+    env. The tensors are what they were through pyspiel's C++ (lists of floats, the observer's
+    values), with no player the current one's, and at the end pyspiel's SpielError as before."""
+    spec = game_module(name).GAME
+    n = next((k for k in spec.player_counts if spec.hides_information(k)), spec.default_players)
+    quiet, busy, ref = (load(name, players=n, seed=7) for _ in range(3))
+    observers = (make_observation(busy), make_observation(busy, INFO_STATE_OBS_TYPE),
+                 pyspiel._Observation(ref, ref.make_observer(INFO_STATE_OBS_TYPE, {})))  # C++'s (built on ref:
+    # its constructor measures a new_initial_state() of the game it is given, as any C++ caller does)
+    rng = np.random.default_rng(n)
+    for k, moves in enumerate((0, 12, 10**6)):  # a new game, one under way, one over
+        state = busy.new_initial_state()
+        assert np.array_equal(state.state_array, quiet.new_initial_state().state_array), k
+        touch_everything(state, busy, observers)
+        random_moves(state, rng, moves)
+        touch_everything(state, busy, observers)
+        old = ref.deserialize_state(state.serialize())  # pyspiel's own path (it draws from ref's stream)
+        for p in range(n):
+            observers[0].set_from(state, p)
+            for method in ("observation_tensor", "information_state_tensor"):
+                tensor = getattr(state, method)(p)
+                assert type(tensor) is list and {type(v) for v in tensor} == {float}
+                assert tensor == getattr(pyspiel.State, method)(old, p) == observers[0].tensor.tolist()
+        if state.is_terminal():  # no player: the current one's id is TERMINAL, refused as pyspiel did
+            for method in ("observation_tensor", "information_state_tensor"):
+                with pytest.raises(pyspiel.SpielError, match="player >= 0"):
+                    getattr(state, method)()
+        else:
+            cur = state.current_player()
+            assert state.observation_tensor() == state.observation_tensor(cur)
+            assert state.information_state_tensor() == state.information_state_tensor(cur)
+    assert state.is_terminal()
+    assert np.array_equal(busy.new_initial_state().state_array, quiet.new_initial_state().state_array)
+    env, twin = rl_environment.Environment(load(name, players=n, seed=7)), load(name, players=n, seed=7)
+    for _ in range(2):  # it reads an information state tensor per seat at every step
+        ts = env.reset()
+        assert np.array_equal(env.get_state.state_array, twin.new_initial_state().state_array)
+        for _ in range(3):
+            ts = env.step([ts.observations["legal_actions"][ts.observations["current_player"]][0]])
+
+
 _CPP_BOT = textwrap.dedent("""
     import sys
     import pyspiel
