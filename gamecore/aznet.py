@@ -21,11 +21,16 @@ hidden layers, encoding and the training options), ``model`` (the network's ``st
 ``optimizer``, ``iteration`` and ``rng`` (the generators' states, for an exact ``--resume``).
 Every entry is a tensor or a plain value (numbers, strings, lists, dicts), so
 :func:`load_checkpoint` reads a checkpoint with ``torch.load(..., weights_only=True)``: a file
-that holds anything else (a crafted pickle) is refused, never run.
+that holds anything else (a crafted pickle) is refused, never run. Before any tensor is used, the
+config's values must be of the types :func:`save_checkpoint` writes, its network at most
+:data:`gamecore.model_io.MAX_PARAMETERS` weights (hidden layers: at most ``MAX_LAYERS`` of at most
+``MAX_WIDTH``), and every tensor dense and finite (:func:`gamecore.model_io.check_tensors`): a
+small file cannot stand for a large network.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -133,20 +138,44 @@ def save_checkpoint(path: str | Path, net: Any, optimizer: Any, iteration: int, 
 
 
 def _is_count(v: Any, high: int = 2**24) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= high
+    return type(v) is int and 1 <= v <= high
+
+
+def _plain_config(value: Any) -> bool:
+    """Whether a config holds only plain values (numbers, strings, None, lists and str-keyed
+    dicts of them; walked without recursion): no tensor."""
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if not all(type(k) is str for k in x):
+                return False
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif not (x is None or type(x) in (bool, int, float, str)):
+            return False
+    return True
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """A checkpoint written by :func:`save_checkpoint`, read with ``torch.load(..., weights_only=True)``
     (tensors and plain values only: a file that holds anything else is refused, never run) and
-    checked: FileNotFoundError for a missing file, one ValueError naming the file and what is wrong
-    for anything else."""
+    checked before any tensor is used: FileNotFoundError for a missing file, one ValueError naming
+    the file and what is wrong for anything else: a config value of another type than
+    :func:`save_checkpoint` writes, more than :data:`~gamecore.model_io.MAX_LAYERS` hidden layers or
+    one wider than :data:`~gamecore.model_io.MAX_WIDTH`, a network of more than
+    :data:`~gamecore.model_io.MAX_PARAMETERS` weights (its optimizer state twice that), a tensor
+    stored in fewer bytes than its elements take (a zero-stride view), non-finite weights or
+    optimizer state (:func:`gamecore.model_io.check_tensors`)."""
     path = Path(path)
     if not path.is_file():  # before the import: a wrong path is reported without torch installed
         raise FileNotFoundError(f"az: no checkpoint at {path}")
     import pickle
 
     import torch
+
+    from gamecore.model_io import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, check_tensors
 
     what = f"az: {path} is not a checkpoint of examples/alphazero.py"
     with open(path, "rb") as f:
@@ -163,18 +192,26 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     except Exception as exc:  # truncated or foreign: RuntimeError, EOFError, ...
         text = " ".join(str(exc).split()[:12]) or type(exc).__name__
         raise ValueError(f"{what} (truncated, or another kind of file: {text})") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT or not isinstance(
-            ckpt.get("config"), dict) or any(k not in ckpt["config"] for k in NETWORK_KEYS):
+    # exact types first: a tensor compared with == or tested for truth raises (or broadcasts)
+    if not isinstance(ckpt, dict) or type(ckpt.get("format")) is not int or ckpt["format"] != CHECKPOINT_FORMAT \
+            or not isinstance(ckpt.get("config"), dict) or any(k not in ckpt["config"] for k in NETWORK_KEYS):
         raise ValueError(f"{what} (format {CHECKPOINT_FORMAT}: a dict with format, config, model)")
     cfg = ckpt["config"]
-    if cfg["encoding"] != ENCODING:
-        raise ValueError(f"az: {path} encodes observations as {str(cfg['encoding'])[:40]!r}; this version reads "
-                         f"{ENCODING!r}")
+    if not _plain_config(cfg):
+        raise ValueError(f"{what}: its config holds values other than numbers, strings and lists (a tensor?)")
+    if type(cfg["encoding"]) is not str or cfg["encoding"] != ENCODING:
+        named = cfg["encoding"][:40] if type(cfg["encoding"]) is str else f"a {type(cfg['encoding']).__name__}"
+        raise ValueError(f"az: {path} encodes observations as {named!r}; this version reads {ENCODING!r}")
     hidden = cfg["hidden"]
-    if not (isinstance(cfg["game"], str) and _is_count(cfg["players"], 64) and _is_count(cfg["obs_len"])
-            and _is_count(cfg["num_actions"]) and isinstance(hidden, (list, tuple)) and len(hidden) <= 64
-            and all(_is_count(h) for h in hidden)):
-        raise ValueError(f"{what}: its config's game, players, obs_len, num_actions or hidden sizes are malformed")
+    if not (type(cfg["game"]) is str and _is_count(cfg["players"], 64) and _is_count(cfg["obs_len"])
+            and _is_count(cfg["num_actions"]) and isinstance(hidden, (list, tuple)) and len(hidden) <= MAX_LAYERS
+            and all(_is_count(h, MAX_WIDTH) for h in hidden)):
+        raise ValueError(f"{what}: malformed config (game, players, obs_len, num_actions; hidden sizes: at most "
+                         f"{MAX_LAYERS} layers of at most {MAX_WIDTH:,})")
+    numbers = sum(math.prod(s) for s in _expected_shapes(cfg).values())
+    if numbers > MAX_PARAMETERS:
+        raise ValueError(f"az: {path} declares a network of {numbers:,} weights (obs_len {cfg['obs_len']}, hidden "
+                         f"{list(hidden)}, {cfg['num_actions']} actions), more than the {MAX_PARAMETERS:,} read")
     from gamecore import mcts, puct
 
     options = {"simulations": lambda v: mcts.check_int("simulations", v),  # what the az agent searches with
@@ -185,16 +222,24 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     for key, check in options.items():
         if cfg.get(key) is not None:
             try:
+                if type(cfg[key]) not in (int, float):
+                    raise TypeError(f"{key} must be a number, got a {type(cfg[key]).__name__}")
                 check(cfg[key])
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"az: {path} holds a malformed training option: {exc}") from None
+    if "iteration" in ckpt and not (type(ckpt["iteration"]) is int and ckpt["iteration"] >= 0):
+        raise ValueError(f"{what}: its iteration is not a count")
     model = ckpt.get("model")
     if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in model.items()):
         raise ValueError(f"{what}: its model entry is not a state dict of tensors")
-    for key, tensor in model.items():
-        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
-            raise ValueError(f"az: {path} holds non-finite weights ({key})")
+    prefix = f"az: {path}"
+    check_tensors(model, prefix, "model", MAX_PARAMETERS)  # dense, capped, finite: before any is used
+    if ckpt.get("optimizer") is not None:
+        if not isinstance(ckpt["optimizer"], dict):
+            raise ValueError(f"{what}: its optimizer entry is not an optimizer state")
+        check_tensors(ckpt["optimizer"], prefix, "optimizer", 2 * MAX_PARAMETERS + 2**20)
+    check_tensors(ckpt.get("rng"), prefix, "rng", 2**20, finite=False)
     return ckpt
 
 

@@ -21,6 +21,7 @@ import importlib.util
 import math
 import os
 import re
+import stat
 import tempfile
 import textwrap
 import time
@@ -139,12 +140,32 @@ def _count(value: int, flag: str, low: int, high: int | None = None) -> int:
     return value
 
 
+def _is_terminal(path: Path) -> bool:
+    """Whether ``path`` is a terminal (``--json /dev/stdout`` in an interactive shell)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
+
+
 def _output(path: Path, flag: str) -> Path:
     """A file to write, checked before any game is played (a long run must not lose its results
     at the end): not a directory, in a directory that exists and takes a new file, and, if it
-    exists, writable (opened for appending, nothing written)."""
+    exists, writable (opened for appending, nothing written) and not a device other than
+    /dev/null or a terminal (/dev/full would fail only at the end, a disk device lose the results)."""
     if path.is_dir():
         _fail(flag, f"{path} is a directory; name a file")
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = 0
+    device = stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+    if device and not os.path.samefile(path, os.devnull) and not _is_terminal(path):
+        _fail(flag, f"cannot write {path}: a device, not a file (name a file, or {os.devnull} to discard)")
     if not path.parent.is_dir():
         _fail(flag, f"no directory {path.parent} to write {path.name} in")
     if path.exists():

@@ -1,8 +1,10 @@
 """Model files read without running their code: MaskablePPO zips and ``.npz`` arrays.
 
 A model file may come from anywhere (a download, an untrusted checkout), so no loader here lets it
-name code to run. Every failure is one ``ValueError`` (``FileNotFoundError`` for a missing file)
-whose message names the file and what is wrong with it.
+name code to run, and none lets a small file make it allocate much (every size is checked on what
+the file declares before anything is read or built) or set anything outside the object it builds.
+Every failure is one ``ValueError`` (``FileNotFoundError`` for a missing file) whose message names
+the file and what is wrong with it.
 
 MaskablePPO zips
 ----------------
@@ -29,11 +31,40 @@ say so:
 - ``_last_obs``, ``_last_original_obs``, ``_last_episode_starts``, ``action_noise``: None;
   ``ep_info_buffer``, ``ep_success_buffer``: empty.
 
-Any other serialized entry, an ``env`` entry (SB3 never saves one; loaded, a string there would be
-passed to ``gym.make``, which imports the module a ``"module:Env"`` id names), a space that fits
-none of the game's, a zip without ``data`` or one of another game is refused. The ``.pth`` entries
-are read once more here with ``weights_only=True`` before SB3 reads them, so an older SB3 (which
-read them unrestricted) runs no code either.
+- ``policy_kwargs``: the saved one checked (below), SB3's stale ``device`` dropped;
+- ``n_steps``, ``n_envs``, ``batch_size``, ``rollout_buffer_kwargs``: 1, 1, 1 and ``{}`` (passed to
+  SB3's load, saved or not): the loaded object allocates a one-step rollout buffer, not the saved
+  ``n_steps x n_envs`` observations and masks. It is an object to play with and to copy weights
+  from; trained in place it would roll out one step at a time.
+
+Refused, each with one error naming the file:
+
+- any other serialized entry; an ``env`` entry (SB3 never saves one; loaded, a string there would
+  be passed to ``gym.make``, which imports the module a ``"module:Env"`` id names); a ``data``
+  entry named after an attribute of the class (SB3 sets every entry on the model: ``"predict": 1``
+  would replace the method); a space that fits none of the game's; a zip without ``data`` or one
+  of another game;
+- sizes checked before anything is read or built: a file of more than :data:`MAX_MODEL_BYTES`;
+  an entry compressed otherwise than stored or deflated, or named twice; ``data`` of more than
+  :data:`MAX_DATA_BYTES` or a ``.pth`` of more than :data:`MAX_PTH_BYTES` uncompressed (the zip's
+  directory says; a deflate bomb is never inflated); ``data`` JSON nested too deep to parse;
+- ``policy_kwargs`` other than ``net_arch``, ``ortho_init``, ``share_features_extractor``,
+  ``normalize_images`` (booleans) and ``optimizer_kwargs`` (finite numbers); a ``net_arch`` of
+  more than :data:`MAX_LAYERS` widths (per branch) or a width beyond :data:`MAX_WIDTH`, or one
+  whose network holds more than :data:`MAX_PARAMETERS` weights;
+- a ``.pth`` entry other than ``policy.pth``, ``policy.optimizer.pth`` and
+  ``pytorch_variables.pth`` (SB3 loads any ``name.pth`` into the attribute ``name``), and a
+  ``pytorch_variables.pth`` that is not empty (MaskablePPO saves none; SB3 would run
+  ``setattr`` on whatever path each name gives, ``torch.nn.Parameter`` included);
+- ``policy.pth`` tensors that are not exactly the names and shapes of the network
+  ``policy_kwargs`` describes (checked before SB3 builds it), not floating-point, not finite, or
+  stored in fewer bytes than their elements take (a zero-stride view standing for a large tensor:
+  :func:`check_tensors`); an optimizer state with such tensors, more than twice
+  :data:`MAX_PARAMETERS` numbers, a non-finite number or a moment of another shape than its
+  parameter.
+
+Every ``.pth`` entry is read here with ``weights_only=True`` before SB3 reads it, so an older SB3
+(which read them unrestricted) runs no code either.
 
 :func:`strip_pickles` (``python -m gamecore.model_io MODEL.zip``) rewrites a zip's ``data`` with
 every serialized blob removed (the readable fields kept, the other entries byte for byte), the form
@@ -43,6 +74,7 @@ pickle but the ``.pth`` tensors, and :func:`load_maskppo` reads them as it reads
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import math
@@ -55,10 +87,39 @@ from typing import Any
 import numpy as np
 
 __all__ = ["load_maskppo", "maskppo_custom_objects", "read_maskppo_data", "save_maskppo", "strip_pickles",
-           "read_npz", "MAX_NPZ_BYTES"]
+           "read_npz", "check_tensors", "MAX_NPZ_BYTES", "MAX_PARAMETERS", "MAX_WIDTH", "MAX_LAYERS",
+           "MAX_MODEL_BYTES", "MAX_DATA_BYTES", "MAX_PTH_BYTES"]
 
 #: the most uncompressed bytes :func:`read_npz` reads from one file
 MAX_NPZ_BYTES = 2**31
+#: the most numbers (tensor elements) a network's weights may hold, in a MaskablePPO zip's
+#: ``policy.pth`` or an AlphaZero checkpoint's ``model``: 2**26 (67 million; 256 MiB of float32).
+#: The shipped networks hold 0.1 to 0.7 million; a 1024 x 1024 MaskablePPO network of Callisto,
+#: the largest observation, 12 million. Optimizer states may hold twice as many (Adam's two moments).
+MAX_PARAMETERS = 2**26
+#: the widest hidden layer a saved network may declare (``net_arch``, ``hidden``): 2**16
+MAX_WIDTH = 2**16
+#: the most hidden layers a saved network may declare (per branch of a ``net_arch``)
+MAX_LAYERS = 64
+#: the largest MaskablePPO zip :func:`load_maskppo` reads (a file beyond it is refused unread)
+MAX_MODEL_BYTES = 2**31
+#: the largest uncompressed ``data`` entry of a MaskablePPO zip (the shipped ones: 6 to 11 KB; an SB3
+#: save whose pickled last observation holds a few hundred float32 Callisto observations: a few MB)
+MAX_DATA_BYTES = 16 * 2**20
+#: the largest uncompressed ``.pth`` entry of a MaskablePPO zip (:data:`MAX_PARAMETERS` float32
+#: numbers take 256 MiB; their Adam state twice that)
+MAX_PTH_BYTES = 2**30
+#: the ``.pth`` entries a MaskablePPO zip may hold (SB3 would load any other ``name.pth`` into the
+#: attribute ``name`` of the model)
+_PTH_ENTRIES = ("policy.pth", "policy.optimizer.pth", "pytorch_variables.pth")
+#: the ``policy_kwargs`` a saved MaskablePPO may hold (plain values only: any class would make SB3
+#: pickle the whole entry, which is refused); SB3 removes ``device`` itself
+_POLICY_KWARGS = ("net_arch", "ortho_init", "share_features_extractor", "normalize_images", "optimizer_kwargs",
+                  "device")
+#: stand-ins for the rollout settings of a loaded model (passed to SB3's load after the saved
+#: values): the loaded object allocates a one-step rollout buffer, not the ``n_steps x n_envs``
+#: observations (and action masks) of the saved settings; no route here trains the loaded object
+_ROLLOUT_STANDINS = {"n_steps": 1, "n_envs": 1, "batch_size": 1, "rollout_buffer_kwargs": {}}
 
 _POLICY_MODULE = "sb3_contrib.common.maskable.policies"
 _BUFFER_MODULE = "sb3_contrib.common.maskable.buffers"
@@ -85,14 +146,48 @@ def _short(exc: BaseException) -> str:
 def _open_zip(path: Path, what: str) -> tuple[bytes, zipfile.ZipFile]:
     if not path.is_file():
         raise FileNotFoundError(f"{what}: no saved model at {path}")
+    size = path.stat().st_size
+    if size > MAX_MODEL_BYTES:
+        raise ValueError(f"{what}: {path} holds {size:,} bytes, more than the {MAX_MODEL_BYTES:,} a MaskablePPO "
+                         "model is read with (refused unread)")
     raw = path.read_bytes()
     if not raw:
         raise ValueError(f"{what}: {path} is empty, not a saved model")
     try:
-        return raw, zipfile.ZipFile(io.BytesIO(raw))
+        archive = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: not a zip file (truncated, or another kind "
                          f"of file: {_short(exc)})") from None
+    try:
+        _check_members(archive, path, what)
+    except ValueError:
+        archive.close()
+        raise
+    return raw, archive
+
+
+def _check_members(archive: zipfile.ZipFile, path: Path, what: str) -> None:
+    """Every entry of a MaskablePPO zip checked before any is read: one of each name, stored or
+    deflated (a bzip2 or lzma entry decompresses without a bound), ``data`` at most
+    :data:`MAX_DATA_BYTES` and each ``.pth`` at most :data:`MAX_PTH_BYTES` uncompressed, and no
+    ``.pth`` but SB3's three (SB3 loads any other ``name.pth`` into the model's attribute ``name``)."""
+    seen: set[str] = set()
+    for info in archive.infolist():
+        name = info.filename
+        if name in seen:
+            raise ValueError(f"{what}: {path} holds two entries named {name[:80]!r} (refused: which one is read "
+                             "is not defined)")
+        seen.add(name)
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ValueError(f"{what}: {path} holds its {name[:80]!r} entry compressed with method "
+                             f"{info.compress_type} (SB3 writes stored or deflated entries only)")
+        if name.endswith(".pth") and name not in _PTH_ENTRIES:
+            raise ValueError(f"{what}: {path} holds an entry {name[:80]!r} (refused: a MaskablePPO model holds "
+                             f"{', '.join(_PTH_ENTRIES)} only, and SB3 would load any other into the model)")
+        cap = MAX_DATA_BYTES if name == "data" else MAX_PTH_BYTES if name in _PTH_ENTRIES else None
+        if cap is not None and info.file_size > cap:
+            raise ValueError(f"{what}: {path} holds a {name!r} entry of {info.file_size:,} bytes uncompressed, more "
+                             f"than the {cap:,} read (refused unread)")
 
 
 def _read_member(archive: zipfile.ZipFile, name: str, path: Path, what: str) -> bytes:
@@ -112,6 +207,9 @@ def _data_of(archive: zipfile.ZipFile, path: Path, what: str) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: its 'data' entry is not JSON "
                          f"({_short(exc)})") from None
+    except RecursionError:
+        raise ValueError(f"{what}: {path} is not a MaskablePPO model: its 'data' entry nests too deep to read"
+                         ) from None
     if not isinstance(data, dict):
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: its 'data' entry is a JSON "
                          f"{type(data).__name__}, not an object")
@@ -212,6 +310,7 @@ def maskppo_custom_objects(path: str | Path, game: Any, data: dict[str, Any], wh
     window = window if isinstance(window, int) and not isinstance(window, bool) and 1 <= window <= 10**6 else 100
     rate = data.get("learning_rate")
     for key, entry in data.items():
+        _check_key(key, path, what)
         if key in out or not _is_serialized(entry):
             continue
         if key == "rollout_buffer_class":
@@ -235,27 +334,187 @@ def maskppo_custom_objects(path: str | Path, game: Any, data: dict[str, Any], wh
     return out
 
 
-def _check_weights(archive: zipfile.ZipFile, path: Path, what: str) -> None:
-    """Every ``.pth`` entry read with ``weights_only=True`` (tensors and plain containers only)."""
+def _check_key(key: str, path: Path, what: str) -> None:
+    """SB3 sets every ``data`` entry as an attribute of the model it builds: none may replace one of
+    the class's own (a method, a property), which would break the model where it is used."""
+    from sb3_contrib import MaskablePPO
+
+    if key.startswith("__") or hasattr(MaskablePPO, key):
+        raise ValueError(f"{what}: {path} holds a {key[:80]!r} entry (refused: it would replace MaskablePPO's own "
+                         f"{key[:80]})")
+
+
+def _widths(value: Any, key: str, path: Path, what: str) -> list[int]:
+    if not isinstance(value, list) or len(value) > MAX_LAYERS or not all(
+            type(h) is int and 1 <= h <= MAX_WIDTH for h in value):
+        raise ValueError(f"{what}: {path} has a malformed net_arch{'' if key == 'net_arch' else ' ' + key} (at most "
+                         f"{MAX_LAYERS} layer widths, each an int 1..{MAX_WIDTH:,})")
+    return value
+
+
+def _policy_kwargs(data: dict[str, Any], path: Path, what: str) -> tuple[dict[str, Any], list[int], list[int]]:
+    """The saved ``policy_kwargs`` checked (the keys of :data:`_POLICY_KWARGS`, each of its type;
+    ``net_arch`` at most :data:`MAX_LAYERS` widths of at most :data:`MAX_WIDTH`), SB3's stale
+    ``device`` dropped and a ``[dict(pi=..., vf=...)]`` net_arch unwrapped as SB3 does; with the
+    policy's and the value network's hidden widths."""
+    kwargs = data.get("policy_kwargs", {})
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"{what}: {path} has a 'policy_kwargs' entry that is not a JSON object")
+    unknown = [str(k)[:40] for k in kwargs if k not in _POLICY_KWARGS]
+    if unknown:
+        raise ValueError(f"{what}: {path} holds policy_kwargs this library does not load ({', '.join(unknown[:4])}): "
+                         f"it reads {', '.join(_POLICY_KWARGS[:-1])} (MaskablePPO's MlpPolicy)")
+    out = {k: v for k, v in kwargs.items() if k != "device"}
+    for key in ("ortho_init", "share_features_extractor", "normalize_images"):
+        if key in out and type(out[key]) is not bool:
+            raise ValueError(f"{what}: {path} has a malformed policy_kwargs {key} (true or false)")
+    opt = out.get("optimizer_kwargs")
+    if opt is not None and not (isinstance(opt, dict) and len(opt) <= 16 and all(
+            isinstance(k, str) and (v is None or type(v) in (bool, int) or (type(v) is float and math.isfinite(v))
+                                    or (isinstance(v, list) and len(v) <= 4 and all(
+                                        type(x) in (int, float) and math.isfinite(x) for x in v)))
+            for k, v in opt.items())):
+        raise ValueError(f"{what}: {path} has malformed policy_kwargs optimizer_kwargs (names of finite numbers, "
+                         "booleans or short lists of numbers)")
+    arch = out.get("net_arch")
+    if isinstance(arch, list) and arch and isinstance(arch[0], dict):  # SB3 < 1.8's form: SB3 reads arch[0]
+        arch = out["net_arch"] = arch[0]
+    if arch is None:  # MaskableActorCriticPolicy's default
+        pi = vf = [64, 64]
+    elif isinstance(arch, dict):
+        if any(k not in ("pi", "vf") for k in arch):
+            raise ValueError(f"{what}: {path} has a malformed net_arch (a list of widths, or pi and vf lists)")
+        pi, vf = (_widths(arch.get(k, []), k, path, what) for k in ("pi", "vf"))
+    else:
+        pi = vf = _widths(arch, "net_arch", path, what)
+    return out, pi, vf
+
+
+def _policy_shapes(pi: list[int], vf: list[int], inputs: int, actions: int) -> list[tuple[str, tuple[int, ...]]]:
+    """The state dict of MaskableActorCriticPolicy (flat features, ``pi`` / ``vf`` hidden widths),
+    in the order of its parameters: the names and shapes of ``policy.pth``."""
+    shapes: list[tuple[str, tuple[int, ...]]] = []
+    last = {}
+    for branch, widths in (("policy_net", pi), ("value_net", vf)):
+        width = inputs
+        for i, h in enumerate(widths):
+            shapes += [(f"mlp_extractor.{branch}.{2 * i}.weight", (h, width)),
+                       (f"mlp_extractor.{branch}.{2 * i}.bias", (h,))]
+            width = h
+        last[branch] = width
+    shapes += [("action_net.weight", (actions, last["policy_net"])), ("action_net.bias", (actions,)),
+               ("value_net.weight", (1, last["value_net"])), ("value_net.bias", (1,))]
+    return shapes
+
+
+def check_tensors(obj: Any, prefix: str, where: str, max_numbers: int, finite: bool = True) -> int:
+    """Every tensor in ``obj`` (a tensor, or dicts, lists and tuples of them and of plain values,
+    walked without recursion) checked before any is used: dense (contiguous, its storage holding
+    its elements: no zero-stride view whose few stored bytes stand for a huge tensor), at most
+    ``max_numbers`` elements in all, and, with ``finite``, every float (tensor or plain) finite.
+    Returns the element count; one ValueError ``f"{prefix} holds ..."`` naming ``where`` and the
+    entry otherwise."""
+    import torch
+
+    total = 0
+    stack: list[tuple[str, Any]] = [(where, obj)]
+    while stack:
+        at, x = stack.pop()
+        if isinstance(x, torch.Tensor):
+            n = x.numel()
+            if x.layout != torch.strided or not x.is_contiguous() or \
+                    x.untyped_storage().nbytes() < (x.storage_offset() + n) * x.element_size():
+                raise ValueError(f"{prefix} holds a tensor stored in fewer bytes than its {n:,} elements take "
+                                 f"({at[:100]}: shape {tuple(x.shape)}; refused: a saved network is stored dense)")
+            total += n
+            if total > max_numbers:
+                raise ValueError(f"{prefix} holds more than {max_numbers:,} numbers in its {where} (the most read; "
+                                 f"at {at[:100]})")
+            if finite and (x.is_floating_point() or x.is_complex()) and not bool(torch.isfinite(x).all()):
+                raise ValueError(f"{prefix} holds non-finite weights ({at[:100]})")
+        elif isinstance(x, float):
+            if finite and not math.isfinite(x):
+                raise ValueError(f"{prefix} holds a non-finite number ({at[:100]})")
+        elif isinstance(x, dict):
+            stack.extend((f"{at}[{str(k)[:40]!r}]" if isinstance(k, str) else f"{at}[{type(k).__name__}]", v)
+                         for k, v in x.items())
+        elif isinstance(x, (list, tuple)):
+            stack.extend((f"{at}[{i}]", v) for i, v in enumerate(x))
+    return total
+
+
+def _load_pth(archive: zipfile.ZipFile, name: str, path: Path, what: str) -> Any:
+    """A ``.pth`` entry read with ``weights_only=True`` (tensors and plain containers only)."""
     import pickle
 
+    import torch
+
+    blob = _read_member(archive, name, path, what)
+    try:
+        return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise ValueError(f"{what}: {path} holds objects other than tensors in its {name!r} entry (refused: "
+                         "loading them could run code)") from None
+    except Exception as exc:
+        raise ValueError(f"{what}: {path} is not a readable MaskablePPO model: its {name!r} entry is damaged "
+                         f"({_short(exc)})") from None
+
+
+def _check_weights(archive: zipfile.ZipFile, path: Path, what: str,
+                   shapes: list[tuple[str, tuple[int, ...]]]) -> None:
+    """The ``.pth`` entries read with ``weights_only=True`` and checked before SB3 reads them:
+    ``pytorch_variables.pth`` empty (MaskablePPO saves none; SB3 would set the attribute each name
+    gives, anywhere in the process); ``policy.pth`` dense, finite floating-point tensors of
+    exactly the names and ``shapes`` of the network ``policy_kwargs`` describe; the optimizer state
+    dense and finite, each moment of its parameter's shape."""
     import torch
 
     names = archive.namelist()
     if "policy.pth" not in names:
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: the zip has no 'policy.pth' entry")
-    for name in names:
-        if not name.endswith(".pth"):
-            continue
-        blob = _read_member(archive, name, path, what)
-        try:
-            torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
-        except pickle.UnpicklingError:
-            raise ValueError(f"{what}: {path} holds objects other than tensors in its {name!r} entry (refused: "
-                             "loading them could run code)") from None
-        except Exception as exc:
-            raise ValueError(f"{what}: {path} is not a readable MaskablePPO model: its {name!r} entry is damaged "
-                             f"({_short(exc)})") from None
+    prefix = f"{what}: {path}"
+    if "pytorch_variables.pth" in names:
+        variables = _load_pth(archive, "pytorch_variables.pth", path, what)
+        if variables is not None and not (isinstance(variables, dict) and not variables):
+            listed = ", ".join(str(k)[:40] for k in variables)[:120] if isinstance(variables, dict) else \
+                f"a {type(variables).__name__}"
+            raise ValueError(f"{prefix} holds pytorch_variables ({listed}) (refused: MaskablePPO saves none, and SB3 "
+                             "would set whatever attribute each one names)")
+    state = _load_pth(archive, "policy.pth", path, what)
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in state.items()):
+        raise ValueError(f"{prefix} is not a MaskablePPO model: its 'policy.pth' is not a state dict of tensors")
+    check_tensors(state, prefix, "'policy.pth'", MAX_PARAMETERS)
+    got = {k: tuple(v.shape) for k, v in state.items()}
+    want = dict(shapes)
+    if got != want:
+        diff = sorted(set(got) ^ set(want)) or [k for k in want if got[k] != want[k]]
+        raise ValueError(f"{prefix} holds weights that do not fit its policy_kwargs (net_arch pi "
+                         f"{[s[0] for k, s in shapes if k.startswith('mlp_extractor.policy_net') and len(s) == 2]}, "
+                         f"vf {[s[0] for k, s in shapes if k.startswith('mlp_extractor.value_net') and len(s) == 2]}): "
+                         f"{', '.join(d[:60] for d in diff[:4])}")
+    bad = [k for k, v in state.items() if not v.is_floating_point()]
+    if bad:
+        raise ValueError(f"{prefix} holds weights that are not floating-point numbers ({bad[0][:60]})")
+    if "policy.optimizer.pth" not in names:
+        return
+    opt = _load_pth(archive, "policy.optimizer.pth", path, what)
+    if not isinstance(opt, dict):
+        raise ValueError(f"{prefix} is not a MaskablePPO model: its 'policy.optimizer.pth' is not an optimizer state")
+    check_tensors(opt, prefix, "'policy.optimizer.pth'", 2 * MAX_PARAMETERS + 2**20)
+    groups, moments = opt.get("param_groups"), opt.get("state")
+    ids = [i for g in groups if isinstance(g, dict) and isinstance(g.get("params"), list)
+           for i in g["params"]] if isinstance(groups, list) else []
+    order = {i: j for j, i in enumerate(ids) if type(i) is int}
+    for i, entry in (moments.items() if isinstance(moments, dict) else ()):
+        j = order.get(i) if type(i) is int else None
+        if j is None or j >= len(shapes) or not isinstance(entry, dict):
+            continue  # torch refuses (or leaves unused) what fits none of the network's parameters
+        name, shape = shapes[j]
+        for key, v in entry.items():
+            if isinstance(v, torch.Tensor) and v.dim() and tuple(v.shape) != shape:
+                raise ValueError(f"{prefix} holds an optimizer state that does not fit its network ({str(key)[:40]} "
+                                 f"of {name}: shape {tuple(v.shape)}, not {shape})")
 
 
 def load_maskppo(path: str | Path, game: Any, device: str = "cpu", what: str = "ppo") -> Any:
@@ -267,8 +526,21 @@ def load_maskppo(path: str | Path, game: Any, device: str = "cpu", what: str = "
     raw, archive = _open_zip(path, what)
     with archive:
         data = _data_of(archive, path, what)
-        custom = maskppo_custom_objects(path, game, data, what)
-        _check_weights(archive, path, what)
+        try:  # a value nested near the parser's limit, shown in a message
+            custom = maskppo_custom_objects(path, game, data, what)
+        except RecursionError:
+            raise ValueError(f"{what}: {path} is not a MaskablePPO model: its 'data' entry nests too deep to read"
+                             ) from None
+        kwargs, pi, vf = _policy_kwargs(data, path, what)
+        if "policy_kwargs" in data:
+            custom["policy_kwargs"] = kwargs
+        obs, act = custom["observation_space"], custom["action_space"]
+        shapes = _policy_shapes(pi, vf, int(np.prod(obs.shape)), int(act.n))
+        numbers = sum(math.prod(s) for _, s in shapes)
+        if numbers > MAX_PARAMETERS:
+            raise ValueError(f"{what}: {path} declares a network of {numbers:,} weights (net_arch pi {pi}, vf {vf}), "
+                             f"more than the {MAX_PARAMETERS:,} read")
+        _check_weights(archive, path, what, shapes)
     import warnings
 
     from sb3_contrib import MaskablePPO
@@ -276,7 +548,8 @@ def load_maskppo(path: str | Path, game: Any, device: str = "cpu", what: str = "
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. "could not deserialize": every such entry is supplied
-            return MaskablePPO.load(io.BytesIO(raw), device=device, custom_objects=custom)
+            return MaskablePPO.load(io.BytesIO(raw), device=device, custom_objects=custom,
+                                    **copy.deepcopy(_ROLLOUT_STANDINS))
     except Exception as exc:  # a state dict of another network, missing settings, bad values
         raise ValueError(f"{what}: {path} could not be loaded as a MaskablePPO model ({_short(exc)})") from None
 
@@ -309,11 +582,42 @@ def save_maskppo(model: Any, path: str | Path) -> Path:
     return strip_pickles(saved)
 
 
-def read_npz(path: str | Path, what: str, max_bytes: int = MAX_NPZ_BYTES) -> dict[str, np.ndarray]:
+def _npz_headers(z: zipfile.ZipFile, path: Path, what: str, max_elements: int | None) -> None:
+    """Each ``.npy`` member's header read (never its data) and checked: stored or deflated, the
+    bytes its shape and dtype declare held by the member (a header claiming more is refused before
+    numpy allocates the array), at most ``max_elements`` elements in all."""
+    total = 0
+    for info in z.infolist():
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ValueError(f"{what}: {path} holds its {info.filename[:80]!r} entry compressed with method "
+                             f"{info.compress_type} (numpy writes stored or deflated entries only)")
+        with z.open(info) as f:
+            if f.read(6) != b"\x93NUMPY":
+                continue  # not an array: numpy hands back its bytes, refused below
+            version = tuple(f.read(2))
+            read = {(1, 0): np.lib.format.read_array_header_1_0}.get(version, np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read(f)
+            header = f.tell()
+        key = info.filename.removesuffix(".npy")[:80]
+        numbers = math.prod(shape)
+        if not dtype.hasobject and numbers * dtype.itemsize > info.file_size - header:  # objects: refused below
+            raise ValueError(f"{what}: {path} holds an array {key!r} whose header declares {numbers:,} elements of "
+                             f"{dtype.itemsize} bytes, more than its {info.file_size - header:,} bytes hold "
+                             "(truncated, or crafted)")
+        total += numbers
+        if max_elements is not None and total > max_elements:
+            raise ValueError(f"{what}: {path} holds more than {max_elements:,} numbers (the most read; at its array "
+                             f"{key!r} of shape {tuple(shape)})")
+
+
+def read_npz(path: str | Path, what: str, max_bytes: int = MAX_NPZ_BYTES,
+             max_elements: int | None = None) -> dict[str, np.ndarray]:
     """Every array of the ``.npz`` file at ``path``, read with ``allow_pickle=False``: numbers and
     strings only. FileNotFoundError for a missing file; one ValueError naming the file and what is
-    wrong for an empty, truncated or foreign one, a pickled object array, or one of more than
-    ``max_bytes`` uncompressed bytes. ``what`` starts the message."""
+    wrong for an empty, truncated or foreign one, a pickled object array, one of more than
+    ``max_bytes`` uncompressed bytes or (where given) ``max_elements`` elements in all, or one whose
+    header declares more than its entry holds; sizes are checked on the zip's directory and the
+    arrays' headers, before any array is read. ``what`` starts the message."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{what}: no file at {path}")
@@ -322,11 +626,18 @@ def read_npz(path: str | Path, what: str, max_bytes: int = MAX_NPZ_BYTES) -> dic
     try:
         with zipfile.ZipFile(path) as z:
             size = sum(i.file_size for i in z.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            if size > max_bytes:
+                raise ValueError(f"{what}: {path} holds {size:,} bytes of arrays, more than the {max_bytes:,} read")
+            _npz_headers(z, path, what, max_elements)
+    except ValueError as exc:
+        if str(exc).startswith(f"{what}: {path}"):
+            raise
+        raise ValueError(f"{what}: {path} is not a readable .npz file ({_short(exc)})") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise ValueError(f"{what}: {path} is not an .npz file (truncated, or another kind of file: "
                          f"{_short(exc)})") from None
-    if size > max_bytes:
-        raise ValueError(f"{what}: {path} holds {size:,} bytes of arrays, more than the {max_bytes:,} read")
+    except Exception as exc:  # a damaged member or header: zlib.error, SyntaxError, ...
+        raise ValueError(f"{what}: {path} is not a readable .npz file (truncated or damaged: {_short(exc)})") from None
     out: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as d:

@@ -32,11 +32,22 @@ from gamecore.jit import jit
 from gamecore.mcts import margin
 from gamecore.protocol import GameSpec
 
-__all__ = ["ValueNet", "collect", "targets", "fit", "TARGET_SCALE", "MAX_MAGNITUDE"]
+__all__ = ["ValueNet", "collect", "targets", "fit", "TARGET_SCALE", "MAX_MAGNITUDE", "MAX_VALUE_ELEMENTS",
+           "MAX_VALUE_BYTES", "MAX_META_CHARS"]
 
 #: the largest magnitude :meth:`ValueNet.load` accepts in a model's arrays (the shipped ones stay
 #: below 5; a search adding up such values stays far from overflow)
 MAX_MAGNITUDE = 1e6
+
+#: the most numbers :meth:`ValueNet.load` reads from a model file: 2**24 (16.8 million; 128 MiB as
+#: the float64 the search uses). The shipped models hold 56 thousand; a 4096-wide hidden layer on
+#: Callisto's 3,300 inputs, the largest, 13.5 million.
+MAX_VALUE_ELEMENTS = 2**24
+#: the most uncompressed bytes :meth:`ValueNet.load` reads from a model file (float64 arrays of
+#: :data:`MAX_VALUE_ELEMENTS` numbers and the meta)
+MAX_VALUE_BYTES = 8 * MAX_VALUE_ELEMENTS + 2**20
+#: the longest ``meta`` JSON text :meth:`ValueNet.load` reads (the shipped ones: about 100 characters)
+MAX_META_CHARS = 2**16
 
 #: targets are divided by this in training (margin points per network unit) and the output
 #: layer multiplied back, so the saved model speaks margin points
@@ -83,9 +94,12 @@ class ValueNet:
     def load(cls, path: str | Path) -> ValueNet:
         """The model saved at ``path``, every value checked: FileNotFoundError for a missing file,
         one ValueError naming the file and what is wrong with it for an empty, truncated or foreign
-        file, pickled objects (never read), missing keys, arrays that are not finite floats of
-        consistent shapes, magnitudes beyond :data:`MAX_MAGNITUDE`, or a ``meta`` whose game,
-        players or weight is malformed (the weight as the ``weight=`` option is checked)."""
+        file, pickled objects (never read), more than :data:`MAX_VALUE_ELEMENTS` numbers or
+        :data:`MAX_VALUE_BYTES` bytes (checked on the file's directory and the arrays' headers, before
+        any array is read), missing keys, arrays that are not finite numbers of consistent shapes
+        (checked before any is converted), magnitudes beyond :data:`MAX_MAGNITUDE`, or a ``meta``
+        longer than :data:`MAX_META_CHARS`, nested too deep, or whose game, players or weight is
+        malformed (the weight as the ``weight=`` option is checked)."""
         from gamecore.games import GAMES
         from gamecore.mcts import check_real
         from gamecore.model_io import read_npz
@@ -93,47 +107,56 @@ class ValueNet:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"vgreedy: no value model at {path}")
-        d = read_npz(path, "vgreedy")
+        d = read_npz(path, "vgreedy", max_bytes=MAX_VALUE_BYTES, max_elements=MAX_VALUE_ELEMENTS)
         missing = {"w1t", "b1", "w2", "b2", "meta"} - set(d)
         if missing:
             raise ValueError(f"vgreedy: {path} is not a value model (missing {', '.join(sorted(missing))})")
-        arrays = {}
-        for k in ("w1t", "b1", "w2", "b2"):
-            a = d[k]
+        raw = {k: d[k] for k in ("w1t", "b1", "w2", "b2")}
+        for k, a in raw.items():
             if a.dtype.kind not in "fiu":
                 raise ValueError(f"vgreedy: {path} holds malformed weights: {k} is of dtype {a.dtype}, not numbers")
-            a = np.ascontiguousarray(a, dtype=np.float64)
-            if not np.all(np.isfinite(a)):
-                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} is not finite (NaN or infinity)")
-            if a.size and float(np.abs(a).max()) > MAX_MAGNITUDE:
-                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} reaches {float(np.abs(a).max()):.3g}, "
-                                 f"beyond {MAX_MAGNITUDE:g}")
-            arrays[k] = a
-        w1t, b1, w2, b2 = (arrays[k] for k in ("w1t", "b1", "w2", "b2"))
+        w1t, b1, w2, b2 = raw.values()
         h = b1.shape[0] if b1.ndim == 1 else -1
         shapes_ok = (b1.ndim == 1 and w1t.ndim == 2 and w2.ndim == 1 and b2.shape == (1,)
                      and (w1t.shape[1] == h and w2.shape == (h,) and w1t.shape[0] >= 1 if h
                           else w1t.size == 0 and w2.shape[0] >= 1))
-        if not shapes_ok:
+        if not shapes_ok:  # before any array is converted (or scanned)
             raise ValueError(f"vgreedy: {path} holds malformed weights: shapes w1t {w1t.shape}, b1 {b1.shape}, "
                              f"w2 {w2.shape}, b2 {b2.shape} do not fit one network")
+        arrays = {}
+        for k, a in raw.items():  # scanned in place (no temporary of the array's size but isfinite's booleans)
+            if a.dtype.kind == "f" and not bool(np.isfinite(a).all()):
+                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} is not finite (NaN or infinity)")
+            top = max(abs(float(a.min())), abs(float(a.max()))) if a.size else 0.0
+            if top > MAX_MAGNITUDE:
+                raise ValueError(f"vgreedy: {path} holds malformed weights: {k} reaches {top:.3g}, beyond "
+                                 f"{MAX_MAGNITUDE:g}")
+            arrays[k] = np.ascontiguousarray(a, dtype=np.float64)
+        w1t, b1, w2, b2 = (arrays[k] for k in ("w1t", "b1", "w2", "b2"))
         if d["meta"].dtype.kind != "U" or d["meta"].shape != ():
             raise ValueError(f"vgreedy: {path} is not a value model (its meta is not a JSON string)")
+        if d["meta"].dtype.itemsize > 4 * MAX_META_CHARS:
+            raise ValueError(f"vgreedy: {path} is not a value model (its meta is longer than {MAX_META_CHARS:,} "
+                             "characters)")
         try:
             meta = json.loads(str(d["meta"]))
         except ValueError:
             raise ValueError(f"vgreedy: {path} is not a value model (its meta is not JSON)") from None
+        except RecursionError:
+            raise ValueError(f"vgreedy: {path} is not a value model (its meta nests too deep to read)") from None
         if not isinstance(meta, dict):
             raise ValueError(f"vgreedy: {path} is not a value model (its meta is not a JSON object)")
         for key in ("game", "players"):
             if key not in meta:
                 raise ValueError(f"vgreedy: {path} does not say its {key}")
         if not isinstance(meta["game"], str) or meta["game"] not in GAMES:
-            raise ValueError(f"vgreedy: {path} names no game of this library ({str(meta['game'])[:40]!r})")
+            named = meta["game"] if type(meta["game"]) in (str, int, float) else type(meta["game"]).__name__
+            raise ValueError(f"vgreedy: {path} names no game of this library ({str(named)[:40]!r})")
         players = meta["players"]
         spec = get_game(meta["game"])
         if isinstance(players, bool) or not isinstance(players, int) or players not in spec.player_counts:
-            raise ValueError(f"vgreedy: {path} was trained for {str(players)[:20]} players, not a player count of "
+            named = players if type(players) in (int, float, str) else f"a {type(players).__name__} of"
+            raise ValueError(f"vgreedy: {path} was trained for {str(named)[:20]} players, not a player count of "
                              f"{spec.name}")
         if "weight" in meta:
             try:

@@ -273,6 +273,24 @@ def test_an_unwritable_output_is_refused_before_any_game_is_played(command, file
     assert "cannot write" in error
 
 
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_device_as_output_is_refused_before_any_game_is_played(monkeypatch, capsys):
+    """Before: ``--json /dev/full`` passed the check (it opens for writing) and the run failed at its
+    end with "[Errno 28] No space left on device", naming neither the flag nor the file. /dev/null
+    (results discarded on purpose) is still taken."""
+    from pathlib import Path
+
+    from gamecore.cli import _output
+
+    _no_games(monkeypatch)
+    for argv, flag in ((["arena", "calcada", "--agents", "random", "greedy", "--games", "2", "--json", "/dev/full"],
+                        "--json"),
+                       (["record", "calcada", "--agents", "random", "--out", "/dev/full"], "--out")):
+        assert f"{flag}: cannot write /dev/full: a device, not a file" in run_bad(argv, capsys)
+    assert _output(Path(os.devnull), "--json") == Path(os.devnull)
+
+
 class _Flaky:
     """An agent that plays the first legal decision ``after`` times, then raises."""
 

@@ -7,7 +7,10 @@ right observation space. None may run through any route that loads a model: the 
 nobody named), ``examples/train.py --init`` and ``examples/alphazero.py --resume``. Each route
 refuses the file with an error naming it. Damaged files (empty, truncated, foreign, mismatched,
 non-finite or huge values, pickled object arrays) give one error naming the file; through the CLI
-exit status 2 with one ``error:`` line and no traceback.
+exit status 2 with one ``error:`` line and no traceback. So do small crafted files that declare
+huge sizes (a deflate bomb, a wide ``net_arch`` or ``hidden``, zero-stride tensors, a lying array
+header: refused from what they declare, in well under 2 s, before any large allocation), nest
+their JSON too deep, or would set attributes of the model or of torch (``pytorch_variables.pth``).
 """
 
 from __future__ import annotations
@@ -309,7 +312,7 @@ def test_bad_ppo_files_are_one_error_naming_the_file(tmp_path, capsys):
         (CALLISTO, "fit no player count of calimala"),  # another game's model
         (evil_pth, "objects other than tensors"),
         (_rewrite_zip(CALIMALA, tmp_path / "arch.zip", {**_data(), "policy_kwargs": {"net_arch": [7]}}),
-         "could not be loaded"),
+         "do not fit its policy_kwargs (net_arch pi [7], vf [7])"),
     ]
     for path, why in cases:
         with pytest.raises(ValueError) as exc:
@@ -454,3 +457,274 @@ def test_a_train_script_model_is_saved_without_a_pickle(tmp_path):
     assert back.clip_range(1.0) == 0.2 and back.lr_schedule(1.0) == model.learning_rate
     agent = make_agent(f"ppo:{saved}", "calimala")
     assert agent.scaled
+
+
+# ---- small crafted files that would take huge memory, set attributes, or raise raw errors (issue 46) ------
+def _crafted(dst: Path, src: Path = CALIMALA, data: dict | None = None, data_text: bytes | None = None,
+             replace: dict[str, bytes] | None = None, extra: tuple[tuple[str, bytes], ...] = (),
+             compress: int = zipfile.ZIP_DEFLATED) -> Path:
+    """``src`` rewritten (every entry deflated, or ``compress``ed): its ``data`` replaced by ``data``
+    (JSON) or ``data_text``, entries replaced by ``replace`` and ``extra`` ones added."""
+    replace = dict(replace or {})
+    if data is not None:
+        data_text = json.dumps(data).encode()
+    if data_text is not None:
+        replace["data"] = data_text
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, replace.get(info.filename, zin.read(info.filename)), compress_type=compress)
+        for name, blob in extra:
+            zout.writestr(name, blob, compress_type=compress)
+    return dst
+
+
+def _torch_bytes(obj) -> bytes:
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return buf.getvalue()
+
+
+def _policy_state(src: Path = CALIMALA) -> dict:
+    import torch
+
+    with zipfile.ZipFile(src) as z:
+        return torch.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+
+
+def _refused_fast(load, path: Path, why: str, prefix: str) -> str:
+    """``load(path)`` raises one ValueError starting with ``prefix`` and holding ``why``, in well under
+    two seconds (before any large allocation: a refusal after one takes seconds)."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError) as exc:
+        load(path)
+    took = time.perf_counter() - t0
+    msg = str(exc.value)
+    assert msg.startswith(prefix) and why in msg, (path, msg)
+    assert took < 2, (path, took)
+    return msg
+
+
+def test_ppo_zips_that_would_take_huge_memory_are_refused_before_any_allocation(tmp_path):
+    """Before: a 500 MB deflate bomb in ``data`` took 1.4 GB, ``net_arch=[100000]`` 2 GB and 35 s
+    before SB3 refused the weights, a zero-stride weight passed as the tensor it stands for."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from gamecore.model_io import MAX_DATA_BYTES, MAX_PARAMETERS, load_maskppo
+
+    load_maskppo(CALIMALA, "calimala")  # the imports, outside the timings
+    base = _data()
+    text = json.dumps(base).encode()
+    state = _policy_state()
+    expanded = {k: torch.zeros(1).expand(*v.shape) if v.dim() == 2 else v for k, v in state.items()}
+    cases = [
+        (_crafted(tmp_path / "bomb.zip", data_text=text[:-1] + b" " * (MAX_DATA_BYTES + 1) + b"}"),
+         f"more than the {MAX_DATA_BYTES:,} read"),
+        (_crafted(tmp_path / "wide.zip", data={**base, "policy_kwargs": {"net_arch": [100_000]}}),
+         "malformed net_arch"),
+        (_crafted(tmp_path / "deep.zip", data={**base, "policy_kwargs": {"net_arch": [64] * 20_000}}),
+         "malformed net_arch"),
+        (_crafted(tmp_path / "big.zip", data={**base, "policy_kwargs": {"net_arch": [40_000]}}),
+         f"more than the {MAX_PARAMETERS:,} read"),
+        (_crafted(tmp_path / "expanded.zip", replace={"policy.pth": _torch_bytes(expanded)}), "stored in fewer bytes"),
+        (_crafted(tmp_path / "extra.zip", extra=(("extra.pth", _torch_bytes({"w": torch.zeros(4)})),)),
+         "holds an entry 'extra.pth' (refused"),
+        (_crafted(tmp_path / "bzip2.zip", compress=zipfile.ZIP_BZIP2), "compressed with method"),
+    ]
+    for path, why in cases:
+        _refused_fast(lambda p: load_maskppo(p, "calimala"), path, why, f"ppo: {path} ")
+
+
+def test_a_loaded_ppo_model_allocates_no_rollout_buffer_of_its_saved_size(tmp_path):
+    """Before: SB3 built the saved ``n_steps x n_envs`` rollout buffer on load (``n_steps=6300,
+    n_envs=1000``: 3.3 GB kept for the agent's life). The loaded model plays and its weights copy;
+    its buffer is a one-step stand-in."""
+    pytest.importorskip("sb3_contrib")
+    from gamecore.model_io import load_maskppo
+
+    path = _crafted(tmp_path / "buffer.zip", data={**_data(), "n_steps": 1000, "n_envs": 100, "batch_size": 50,
+                                                   "rollout_buffer_kwargs": {}})
+    model = load_maskppo(path, "calimala")
+    buffer = model.rollout_buffer
+    assert buffer.buffer_size == 1 and buffer.n_envs == 1 and buffer.observations.nbytes < 10**5
+    agent = make_agent(f"ppo:{path}", "calimala")
+    assert agent.model.rollout_buffer.observations.nbytes < 10**5
+
+
+def test_pytorch_variables_and_data_entries_set_no_attribute(tmp_path, monkeypatch):
+    """Before: SB3 set ``recursive_setattr(model, name + ".data", tensor)`` for every name in
+    ``pytorch_variables.pth``: a wrong-shaped weight loaded (the arena died with a raw traceback)
+    and ``policy.action_net.weight.__class__`` replaced ``torch.nn.Parameter.data`` process-wide; a
+    ``data`` entry named after a method replaced it on the model. MaskablePPO saves no variable."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from gamecore.model_io import load_maskppo
+
+    monkeypatch.setattr(torch.nn.Parameter, "data", torch.nn.Parameter.data, raising=False)  # undone if replaced
+    shape = {"policy.action_net.weight": torch.zeros(3, 64), "policy.action_net.bias": torch.zeros(3)}
+    cases = [
+        (_crafted(tmp_path / "class.zip", replace={"pytorch_variables.pth": _torch_bytes(
+            {"policy.action_net.weight.__class__": torch.full((2,), 7.0)})}), "pytorch_variables"),
+        (_crafted(tmp_path / "shape.zip", replace={"pytorch_variables.pth": _torch_bytes(shape)}),
+         "pytorch_variables (policy.action_net.weight, policy.action_net.bias)"),
+        (_crafted(tmp_path / "predict.zip", data={**_data(), "predict": 1}), "replace MaskablePPO's own predict"),
+    ]
+    for path, why in cases:
+        _refused_fast(lambda p: load_maskppo(p, "calimala"), path, why, f"ppo: {path} ")
+    assert tuple(torch.nn.Linear(2, 3).weight.data.shape) == (3, 2)  # Parameter.data is torch's own
+
+
+def test_ppo_weights_and_optimizer_state_are_checked_before_sb3_reads_them(tmp_path, capsys):
+    """Before: NaN or infinite weights loaded (the agent then plays on NaN logits); an optimizer
+    state of other shapes loaded and failed only when ``train.py --init`` trained on it."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from gamecore.model_io import load_maskppo
+
+    state = _policy_state()
+    nan = {**state, "action_net.bias": torch.full_like(state["action_net.bias"], float("nan"))}
+    inf = {k: torch.full_like(v, float("inf")) for k, v in state.items()}
+    ints = {k: v.to(torch.int32) for k, v in state.items()}
+    params = list(range(len(state)))
+    group = {"lr": 5e-4, "betas": (0.9, 0.999), "eps": 1e-5, "weight_decay": 0, "amsgrad": False, "params": params}
+    moments = {i: {"step": torch.tensor(3.0), "exp_avg": torch.zeros_like(v), "exp_avg_sq": torch.zeros_like(v)}
+               for i, v in enumerate(state.values())}
+    nan_moments = {**moments, 0: {**moments[0], "exp_avg": torch.full_like(moments[0]["exp_avg"], float("nan"))}}
+    bad_shape = {**moments, 8: {**moments[8], "exp_avg": torch.zeros(3, 64)}}  # action_net.weight: (119, 64)
+    cases = [
+        (_crafted(tmp_path / "nan.zip", replace={"policy.pth": _torch_bytes(nan)}),
+         "non-finite weights ('policy.pth'['action_net.bias'])"),
+        (_crafted(tmp_path / "inf.zip", replace={"policy.pth": _torch_bytes(inf)}), "non-finite weights"),
+        (_crafted(tmp_path / "ints.zip", replace={"policy.pth": _torch_bytes(ints)}), "not floating-point"),
+        (_crafted(tmp_path / "optnan.zip", replace={"policy.optimizer.pth": _torch_bytes(
+            {"state": nan_moments, "param_groups": [group]})}), "non-finite weights ('policy.optimizer.pth'"),
+        (_crafted(tmp_path / "optlr.zip", replace={"policy.optimizer.pth": _torch_bytes(
+            {"state": {}, "param_groups": [{**group, "lr": float("inf")}]})}), "non-finite number"),
+        (_crafted(tmp_path / "optshape.zip", replace={"policy.optimizer.pth": _torch_bytes(
+            {"state": bad_shape, "param_groups": [group]})}), "optimizer state that does not fit its network"),
+    ]
+    for path, why in cases:
+        _refused_fast(lambda p: load_maskppo(p, "calimala"), path, why, f"ppo: {path} ")
+    line = _cli_error(["arena", "calimala", "--agents", f"ppo:{cases[0][0]}", "random", "--games", "1",
+                       "--no-progress"], capsys)
+    assert "non-finite weights" in line
+    good = _crafted(tmp_path / "adam.zip", replace={"policy.optimizer.pth": _torch_bytes(
+        {"state": moments, "param_groups": [group]})})  # a trained Adam state loads
+    assert load_maskppo(good, "calimala").policy.optimizer.state_dict()["state"][0]["step"] == 3
+
+
+def test_deeply_nested_json_is_one_error_not_a_recursion_traceback(tmp_path, capsys):
+    """Before: RecursionError tracebacks from a deeply nested ``data`` entry or ``meta`` string."""
+    pytest.importorskip("sb3_contrib")
+    from gamecore.model_io import load_maskppo
+
+    deep = "[" * 30_000 + "]" * 30_000
+    ppo = _crafted(tmp_path / "deep.zip", data_text=json.dumps(_data())[:-1].encode() + f', "deep": {deep}}}'.encode())
+    _refused_fast(lambda p: load_maskppo(p, "calimala"), ppo, "nests too deep", f"ppo: {ppo} ")
+    meta = '{"game": "calcada", "players": 2, "x": ' + deep + "}"
+    vg = _npz(tmp_path / "deep.npz", **_value_arrays(meta=np.array(meta)))
+    _refused_fast(ValueNet.load, vg, "nests too deep", f"vgreedy: {vg} ")
+    long = _npz(tmp_path / "long.npz", **_value_arrays(meta=np.array(json.dumps(
+        {"game": "calcada", "players": 2, "x": "y" * 100_000}))))
+    _refused_fast(ValueNet.load, long, "longer than 65,536 characters", f"vgreedy: {long} ")
+    for path in (ppo, vg):
+        kind = "ppo" if path.suffix == ".zip" else "vgreedy"
+        line = _cli_error(["arena", "calimala" if kind == "ppo" else "calcada", "--agents", f"{kind}:{path}", "random",
+                           "--games", "1", "--no-progress"], capsys)
+        assert "nests too deep" in line
+
+
+def _az_raw(path: Path, hidden, model=None, optimizer=None, fmt=1, obs_len=873, num_actions=None, **config) -> Path:
+    """A checkpoint written as is (``torch.save``), its model entry ``model`` (default: zeros of the
+    config's shapes)."""
+    import torch
+
+    from gamecore import aznet
+    from gamecore.games import get_game
+
+    game = get_game("calcada")
+    params = game.make_params(2)
+    num_actions = game.num_actions(params) if num_actions is None else num_actions
+    cfg = {"game": "calcada", "players": 2, "obs_len": obs_len, "num_actions": num_actions, "hidden": list(hidden),
+           "encoding": aznet.ENCODING, **config}
+    if model is None:
+        model = {k: torch.zeros(s) for k, s in aznet._expected_shapes(cfg).items()}
+    torch.save({"format": fmt, "config": cfg, "model": model, "optimizer": optimizer, "iteration": 0, "rng": {}}, path)
+    return path
+
+
+def test_az_checkpoints_that_would_take_huge_memory_or_raise_raw_errors_are_refused(tmp_path, capsys):
+    """Before: zero-stride (expanded) weights of ``hidden=[2**24]`` in a 3 KB file raised a raw
+    RuntimeError (torch.isfinite tried 1.1 PB), ``hidden=[2**18]`` took 2.1 GB; ``"format":
+    tensor([1, 1])`` raised "Boolean value of Tensor"; a NaN optimizer state resumed training."""
+    torch = pytest.importorskip("torch")
+    from gamecore import aznet
+    from gamecore.model_io import MAX_PARAMETERS
+
+    good = _az_raw(tmp_path / "good.pt", [8])
+    aznet.load_network(good)
+    shapes = aznet._expected_shapes(torch.load(good, weights_only=True)["config"])
+    expanded = {k: torch.zeros(1).expand(*s) for k, s in shapes.items()}
+    huge = {k: torch.zeros(1).expand(*s) for k, s in aznet._expected_shapes(
+        {"obs_len": 2**24, "num_actions": 119, "hidden": [2**24]}).items()}
+    opt = torch.optim.Adam(aznet.make_network(873, shapes["policy.bias"][0], (8,)).parameters())
+    opt_state = opt.state_dict()
+    opt_state["state"] = {0: {"step": torch.tensor(1.0), "exp_avg": torch.full(shapes["trunk.0.weight"], float("nan")),
+                              "exp_avg_sq": torch.zeros(shapes["trunk.0.weight"])}}
+    cases = [
+        (_az_raw(tmp_path / "expanded.pt", [8], model=expanded), "stored in fewer bytes"),
+        (_az_raw(tmp_path / "huge.pt", [2**24], model=huge, obs_len=2**24, num_actions=119), "hidden sizes"),
+        (_az_raw(tmp_path / "wide.pt", [2**17], model={}), "hidden sizes: at most 64 layers"),
+        (_az_raw(tmp_path / "big.pt", [2**16, 2**10], model={}), f"more than the {MAX_PARAMETERS:,} read"),
+        (_az_raw(tmp_path / "format.pt", [8], fmt=torch.tensor([1, 1])), "format 1"),
+        (_az_raw(tmp_path / "encoding.pt", [8], encoding=torch.tensor([1, 1])), "config holds values other than"),
+        (_az_raw(tmp_path / "players.pt", [8], players=torch.tensor(2)), "config holds values other than"),
+        (_az_raw(tmp_path / "optnan.pt", [8], optimizer=opt_state), "non-finite weights (optimizer"),
+    ]
+    for path, why in cases:
+        _refused_fast(aznet.load_network, path, why, f"az: {path} ")
+    for path, why in cases[:2] + cases[4:5]:
+        line = _cli_error(["arena", "calcada", "--agents", f"az:{path}", "random", "--games", "1", "--no-progress"],
+                          capsys)
+        assert str(path) in line and why in line, line
+
+
+def test_value_models_that_would_take_huge_memory_are_refused_before_reading_them(tmp_path):
+    """Before: a 99 KB file of an int8 ``w1t`` of 100 million entries peaked at 1.8 GB (widened to
+    float64, then its absolute value); an array header declaring 4 billion entries made numpy
+    allocate them before finding the data missing."""
+    import io as _io
+
+    from gamecore.value_net import MAX_VALUE_ELEMENTS
+
+    h = MAX_VALUE_ELEMENTS // 873 + 1
+    wide = tmp_path / "int8.npz"
+    with open(wide, "wb") as f:
+        np.savez_compressed(f, **_value_arrays(w1t=np.zeros((873, h), np.int8), b1=np.zeros(h, np.float32),
+                                               w2=np.zeros(h, np.float32)))
+    assert wide.stat().st_size < 10**6
+    header = _io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False, "shape": (4_000_000_000,)})
+    lying = tmp_path / "header.npz"
+    with zipfile.ZipFile(lying, "w") as z:
+        z.writestr("w1t.npy", header.getvalue() + np.zeros(4, np.float32).tobytes())
+        for key, a in _value_arrays().items():
+            if key != "w1t":
+                buf = _io.BytesIO()
+                np.save(buf, a)
+                z.writestr(f"{key}.npy", buf.getvalue())
+    bzip2 = tmp_path / "bzip2.npz"
+    with zipfile.ZipFile(_npz(tmp_path / "plain.npz", **_value_arrays())) as zin, \
+            zipfile.ZipFile(bzip2, "w", zipfile.ZIP_BZIP2) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info.filename))
+    cases = [(wide, f"more than {MAX_VALUE_ELEMENTS:,} numbers"), (lying, "header declares 4,000,000,000 elements"),
+             (bzip2, "compressed with method")]
+    for path, why in cases:
+        _refused_fast(ValueNet.load, path, why, f"vgreedy: {path} ")
