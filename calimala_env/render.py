@@ -5,7 +5,6 @@ adds every hand)."""
 from __future__ import annotations
 
 import numpy as np
-from PIL import ImageFont
 
 from calimala_env import layout as L
 from calimala_env import notation, rules
@@ -136,10 +135,6 @@ def ansi(state: np.ndarray, viewer: int = VIEW_PUBLIC) -> str:
 
 
 # ---- RGB -------------------------------------------------------------------------------------------
-def _font(size: int) -> ImageFont.ImageFont:
-    return R.font(size)
-
-
 def _text_w(draw, text: str, font) -> int:
     box = draw.textbbox((0, 0), text, font=font)
     return box[2] - box[0]
@@ -174,8 +169,8 @@ def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.
     its column is cut with an ellipsis rather than clipped."""
     n = int(state[H_NPLAYERS])
     fs = max(8, int(round(14 * scale)))
-    font = _font(fs)
-    small = _font(max(7, int(round(12 * scale))))
+    font = R.font(fs)
+    small = R.font(max(7, int(round(12 * scale))))
     _probe_img, probe = R.canvas(4, 4)
     lh = int(fs * 1.35)
     sq = max(5, int(round(9 * scale)))

@@ -4,7 +4,6 @@ face-down stack shows by size only)."""
 from __future__ import annotations
 
 import numpy as np
-from PIL import ImageFont
 
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
@@ -110,13 +109,6 @@ def ansi(state: np.ndarray) -> str:
 
 
 # ---- the image -----------------------------------------------------------------------------------
-def _font(size: int):
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow < 10.1: fixed-size bitmap font
-        return ImageFont.load_default()
-
-
 def _ink_on(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
     return R.INK if sum(rgb) > 420 else (255, 255, 255)
 
@@ -125,7 +117,7 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
     n = int(state[H_NPLAYERS])
     px = int(54 * scale)
     margin = int(14 * scale)
-    big, small, tiny = _font(int(17 * scale)), _font(int(13 * scale)), _font(int(11 * scale))
+    big, small, tiny = R.font(int(17 * scale)), R.font(int(13 * scale)), R.font(int(11 * scale))
     h, w = int(L.MAP_H[n]), int(L.MAP_W[n])
     # one size per player count: two header lines always, long lines shortened to fit
     lines = [status(state), travel_line(state) or ""]
