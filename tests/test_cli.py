@@ -350,3 +350,19 @@ def test_tables_says_how_many_games_it_plays_and_why_before_playing_and_shows_pr
     assert after.out.startswith("calcada, 2 players: 4 games (2 deals x 2 seatings)")
     progress = after.err.strip().splitlines()
     assert progress and progress[-1].startswith("tables calcada: 4/4 games (100%)"), after.err
+
+
+def test_record_leaves_compiling_out_of_the_time_it_prints(tmp_path, monkeypatch, capsys):
+    """``record``'s "N decisions in X s" is the play, not numba's compiling inside it (issue 49):
+    with 10 s on the clock of which 4 s were compiling, it says 6.0 s."""
+    import types
+
+    import gamecore.cli as cli
+    import gamecore.jit as jit
+
+    clock = iter([100.0, 110.0])
+    compiled = iter([20.0, 24.0])
+    monkeypatch.setattr(cli, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    monkeypatch.setattr(jit, "compile_seconds", lambda: next(compiled))
+    main(["record", "calcada", "--agents", "random", "--seed", "1", "--out", str(tmp_path / "r.json")])
+    assert " decisions in 6.0 s; wrote " in capsys.readouterr().out
