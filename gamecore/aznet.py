@@ -175,13 +175,24 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
     import torch
 
-    from gamecore.model_io import MAX_LAYERS, MAX_PARAMETERS, MAX_WIDTH, check_tensors
+    from gamecore.model_io import (
+        MAX_LAYERS,
+        MAX_PARAMETERS,
+        MAX_TORCH_BYTES,
+        MAX_WIDTH,
+        check_tensors,
+        check_torch_archive,
+    )
 
     what = f"az: {path} is not a checkpoint of examples/alphazero.py"
     with open(path, "rb") as f:
         head = f.read(4)
     if not head:
         raise ValueError(f"{what}: the file is empty")
+    if path.stat().st_size > MAX_TORCH_BYTES:
+        raise ValueError(f"{what} (a file of {path.stat().st_size:,} bytes, more than the {MAX_TORCH_BYTES:,} read)")
+    if head.startswith(b"PK"):  # torch's zip format: no compressed record, bounded in all
+        check_torch_archive(path, what, MAX_TORCH_BYTES)
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:

@@ -466,9 +466,13 @@ def cmd_record(args: argparse.Namespace) -> Any:
             if a not in env.legal_actions():
                 raise ValueError(f"returned {a}, not a legal decision")
         except Exception as exc:  # the game so far is kept (no result: it is unfinished)
-            rec.save(args.out)
+            try:
+                rec.save(args.out)
+                saved = f"the game so far is saved in {args.out}"
+            except OSError as err:
+                saved = f"and saving the game so far in {args.out} failed too ({_one_line(err)})"
             raise ValueError(f"the agent of seat {seat} ({agents[seat].spec}) failed after {len(rec.actions)} "
-                             f"decisions: {_one_line(exc)}; the game so far is saved in {args.out}") from exc
+                             f"decisions: {_one_line(exc)}; {saved}") from exc
         rec.actions.append(env.action_to_string(a))
         env.step(a)
     rec.result = outcome(spec.name, env.state_array)

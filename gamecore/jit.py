@@ -27,8 +27,10 @@ Where the cache lives
 directory, else ``<tempdir>/tabletop-rl-envs-numba-<uid>``. If none is writable (a read-only
 install with a read-only home and temp dir), kernels compile without caching and one warning says
 so. Under ``NUMBA_CACHE_DIR`` (and the other two) a project kernel's folder is named by its
-package-relative directory (``callisto_env``, ``cultivo_env/rules``), not by a hash of the sources'
-absolute path as numba names it, and each project package is found where it was imported from, not
+package-relative directory and the digest of its package's kernel sources (``callisto_env/<16 hex
+digits>``, ``cultivo_env/rules/<...>``), not by a hash of the sources' absolute path as numba names
+it (each version of the sources has a folder of its own: old versions' folders stay until the
+directory is cleared), and each project package is found where it was imported from, not
 beside ``gamecore``: so a copy of the sources elsewhere -- another install, or the packages Ray
 ships with a job (``py_modules``: each in a folder of its own, a new one every session) -- loads
 what ``python -m gamecore.warmup`` compiled into the same ``NUMBA_CACHE_DIR`` (the stamp still
@@ -218,13 +220,16 @@ def _project_package(py_file: str) -> str | None:
 
 def _cache_subpath(py_file: str) -> str | None:
     """Where a project kernel's cache files go under ``NUMBA_CACHE_DIR`` (and the per-user and temp
-    directories): its package-relative directory (``cultivo_env/rules``), the same wherever the
-    sources are, where numba names the folder by a hash of their absolute path."""
+    directories): its package-relative directory and the first 16 hex digits of its package's
+    :func:`kernel_digest` (``cultivo_env/rules/3f2a...``), the same wherever the sources are (numba
+    names the folder by a hash of their absolute path), and a folder of its own for every version of
+    the kernel sources: two versions sharing a cache directory (two Ray jobs, two checkouts) never
+    replace each other's files, so neither can load the other's machine code."""
     pkg = _project_package(py_file)
     folder = _package_dir(pkg) if pkg is not None else None
     if folder is None:
         return None
-    return os.path.join(pkg, *Path(py_file).resolve().parent.relative_to(folder).parts)
+    return os.path.join(pkg, *Path(py_file).resolve().parent.relative_to(folder).parts, kernel_digest(pkg)[:16])
 
 
 def _function_key(py_func) -> str:
@@ -570,8 +575,12 @@ class _CompileNotice(_numba_event.Listener):
         """Start the progress thread unless it runs (it ends after an interval without compiling)."""
         with self.lock:
             if self.thread is None or not self.thread.is_alive():
-                self.thread = threading.Thread(target=self._tick, name="tabletop-rl-compile-progress", daemon=True)
-                self.thread.start()
+                thread = threading.Thread(target=self._tick, name="tabletop-rl-compile-progress", daemon=True)
+                try:
+                    thread.start()
+                except RuntimeError:  # no new thread at interpreter shutdown: compile without progress lines
+                    return
+                self.thread = thread
 
     def progress_line(self) -> str | None:
         """The progress line of the compile under way (None when no game's kernels are compiling)."""

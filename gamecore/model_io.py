@@ -86,9 +86,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["load_maskppo", "maskppo_custom_objects", "read_maskppo_data", "save_maskppo", "strip_pickles",
-           "read_npz", "check_tensors", "MAX_NPZ_BYTES", "MAX_PARAMETERS", "MAX_WIDTH", "MAX_LAYERS",
-           "MAX_MODEL_BYTES", "MAX_DATA_BYTES", "MAX_PTH_BYTES"]
+__all__ = ["check_torch_archive", "load_maskppo", "maskppo_custom_objects", "read_maskppo_data", "save_maskppo",
+           "strip_pickles", "read_npz", "check_tensors", "MAX_NPZ_BYTES", "MAX_PARAMETERS", "MAX_WIDTH",
+           "MAX_LAYERS", "MAX_MODEL_BYTES", "MAX_DATA_BYTES", "MAX_PTH_BYTES", "MAX_TORCH_BYTES"]
 
 #: the most uncompressed bytes :func:`read_npz` reads from one file
 MAX_NPZ_BYTES = 2**31
@@ -109,6 +109,10 @@ MAX_DATA_BYTES = 16 * 2**20
 #: the largest uncompressed ``.pth`` entry of a MaskablePPO zip (:data:`MAX_PARAMETERS` float32
 #: numbers take 256 MiB; their Adam state twice that)
 MAX_PTH_BYTES = 2**30
+#: the largest ``torch.save`` file :func:`check_torch_archive` lets ``torch.load`` read on its own (an
+#: AlphaZero checkpoint: the network of :data:`MAX_PARAMETERS` float32 numbers, its Adam state and
+#: the rest)
+MAX_TORCH_BYTES = 2**31
 #: the ``.pth`` entries a MaskablePPO zip may hold (SB3 would load any other ``name.pth`` into the
 #: attribute ``name`` of the model)
 _PTH_ENTRIES = ("policy.pth", "policy.optimizer.pth", "pytorch_variables.pth")
@@ -443,13 +447,35 @@ def check_tensors(obj: Any, prefix: str, where: str, max_numbers: int, finite: b
     return total
 
 
+def check_torch_archive(source: bytes | Path, where: str, max_bytes: int) -> None:
+    """Refuse (one ValueError starting with ``where``) a ``torch.save`` file that is not torch's zip
+    format with every record stored uncompressed and at most ``max_bytes`` in all. ``torch.load``
+    inflates a compressed record before anything can be checked, so a small file could stand for a
+    huge tensor; ``torch.save`` writes every record stored, so no file of its own is refused."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"{where} (truncated, or not a torch zip file: {_short(exc)})") from None
+    packed = sorted({i.filename for i in infos if i.compress_type != zipfile.ZIP_STORED})
+    if packed:
+        raise ValueError(f"{where} (its record {packed[0][:60]!r} is compressed; torch.save stores every record "
+                         "as it is: refused unread)")
+    size = sum(i.file_size for i in infos)
+    if size > max_bytes:
+        raise ValueError(f"{where} (it holds {size:,} bytes, more than the {max_bytes:,} read)")
+
+
 def _load_pth(archive: zipfile.ZipFile, name: str, path: Path, what: str) -> Any:
-    """A ``.pth`` entry read with ``weights_only=True`` (tensors and plain containers only)."""
+    """A ``.pth`` entry read with ``weights_only=True`` (tensors and plain containers only), after
+    :func:`check_torch_archive`."""
     import pickle
 
     import torch
 
     blob = _read_member(archive, name, path, what)
+    check_torch_archive(blob, f"{what}: {path} is not a readable MaskablePPO model: its {name!r} entry is refused",
+                        MAX_PTH_BYTES)
     try:
         return torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
@@ -565,11 +591,14 @@ def strip_pickles(path: str | Path, out: str | Path | None = None) -> Path:
     stripped = {k: ({kk: vv for kk, vv in v.items() if kk != ":serialized:"} if _is_serialized(v) else v)
                 for k, v in data.items()}
     tmp = out.with_name(out.name + ".tmp")
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
-        for info in src.infolist():
-            blob = json.dumps(stripped, indent=4).encode() if info.filename == "data" else src.read(info.filename)
-            dst.writestr(info, blob, compress_type=info.compress_type)
-    tmp.replace(out)
+    try:
+        with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
+            for info in src.infolist():
+                blob = json.dumps(stripped, indent=4).encode() if info.filename == "data" else src.read(info.filename)
+                dst.writestr(info, blob, compress_type=info.compress_type)
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)  # a failed write leaves no half file behind
     return out
 
 

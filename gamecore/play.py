@@ -180,9 +180,15 @@ class TerminalGame:
                     raise
                 self.say(f"cannot save {self.save_path}: {exc}")
         if where is None and anyway:
-            fd, where = tempfile.mkstemp(prefix=f"{self.spec.name}-seed{self.seed}-", suffix=".json")
+            fd, temp = tempfile.mkstemp(prefix=f"{self.spec.name}-seed{self.seed}-", suffix=".json")
             os.close(fd)
-            self.record.save(where)
+            try:
+                self.record.save(temp)
+            except OSError as exc:  # no empty file left behind, and the caller's error stays the one shown
+                os.unlink(temp)
+                self.say(f"cannot save {temp}: {exc}")
+            else:
+                where = temp
         if where is not None:
             self.say(f"saved {where}")
         return where

@@ -728,3 +728,34 @@ def test_value_models_that_would_take_huge_memory_are_refused_before_reading_the
              (bzip2, "compressed with method")]
     for path, why in cases:
         _refused_fast(ValueNet.load, path, why, f"vgreedy: {path} ")
+
+
+def _deflated_records(blob: bytes) -> bytes:
+    """A ``torch.save`` file with its records deflated (torch.load reads it, inflating each)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(blob)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info.filename), compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def test_a_torch_file_with_compressed_records_is_refused_before_torch_inflates_them(tmp_path):
+    """A ``.pth`` is itself a zip that ``torch.load`` inflates before anything can be checked: 100 MB
+    of zeros deflate to ~100 KB. ``torch.save`` stores every record as it is, so a compressed
+    record is refused unread, in a PPO zip's ``policy.pth`` and in an az checkpoint alike."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from gamecore.aznet import load_checkpoint
+    from gamecore.model_io import load_maskppo
+
+    bomb = _deflated_records(_torch_bytes({"w": torch.zeros(25_000_000)}))
+    assert len(bomb) < 1_000_000  # a small file standing for 100 MB
+    ppo = _crafted(tmp_path / "bomb.zip", replace={"policy.pth": bomb}, compress=zipfile.ZIP_STORED)
+    _refused_fast(lambda p: load_maskppo(p, "calimala"), ppo, "is compressed", f"ppo: {ppo}")
+    # the same network, stored as torch.save stores it, loads: only the compression is refused
+    good = _az(tmp_path)
+    assert load_checkpoint(good)["format"] == 1
+    packed = tmp_path / "packed.pt"
+    packed.write_bytes(_deflated_records(good.read_bytes()))
+    assert torch.load(packed, weights_only=True)["format"] == 1  # torch itself reads it
+    _refused_fast(load_checkpoint, packed, "is compressed", f"az: {packed}")
