@@ -183,6 +183,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         check_tensors,
         check_torch_archive,
     )
+    from gamecore.options import one_line
 
     what = f"az: {path} is not a checkpoint of examples/alphazero.py"
     with open(path, "rb") as f:
@@ -201,8 +202,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
                              "them could run code)") from None
         raise ValueError(f"{what} (not a torch file)") from None
     except Exception as exc:  # truncated or foreign: RuntimeError, EOFError, ...
-        text = " ".join(str(exc).split()[:12]) or type(exc).__name__
-        raise ValueError(f"{what} (truncated, or another kind of file: {text})") from None
+        raise ValueError(f"{what} (truncated, or another kind of file: {one_line(exc, 120)})") from None
     # exact types first: a tensor compared with == or tested for truth raises (or broadcasts)
     if not isinstance(ckpt, dict) or type(ckpt.get("format")) is not int or ckpt["format"] != CHECKPOINT_FORMAT \
             or not isinstance(ckpt.get("config"), dict) or any(k not in ckpt["config"] for k in NETWORK_KEYS):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gamecore.games import GAMES, get_game
-from gamecore.options import short_repr
+from gamecore.options import one_line, short_repr
 from gamecore.protocol import GameSpec
 from gamecore.replay import MAX_GIF_MS
 from gamecore.rng import check_seed
@@ -207,7 +207,7 @@ def _agents(specs: list[str], spec: GameSpec, seeds: list[int], flag: str) -> li
         try:
             out.append(make_agent(text, spec, seed=seed))
         except (TypeError, ValueError, OSError, MemoryError, ImportError) as exc:  # ppo without sb3-contrib
-            message = _one_line(exc)
+            message = one_line(exc)
             _fail(flag, message if text in message else f"{short_repr(text)}: {message}")
     return out
 
@@ -470,9 +470,9 @@ def cmd_record(args: argparse.Namespace) -> Any:
                 rec.save(args.out)
                 saved = f"the game so far is saved in {args.out}"
             except OSError as err:
-                saved = f"and saving the game so far in {args.out} failed too ({_one_line(err)})"
+                saved = f"and saving the game so far in {args.out} failed too ({one_line(err)})"
             raise ValueError(f"the agent of seat {seat} ({agents[seat].spec}) failed after {len(rec.actions)} "
-                             f"decisions: {_one_line(exc)}; {saved}") from exc
+                             f"decisions: {one_line(exc)}; {saved}") from exc
         rec.actions.append(env.action_to_string(a))
         env.step(a)
     rec.result = outcome(spec.name, env.state_array)
@@ -538,7 +538,7 @@ def cmd_tables(args: argparse.Namespace) -> str:
         try:
             parse_spec(extra)
         except ValueError as exc:
-            _fail("--extra", _one_line(exc))
+            _fail("--extra", one_line(exc))
     listed = ["random", "greedy", "baseline", *(f"mcts:{b}" for b in args.mcts)]
     twice = sorted({a for a in args.extra if a in listed or args.extra.count(a) > 1})
     if twice:
@@ -551,7 +551,7 @@ def cmd_tables(args: argparse.Namespace) -> str:
         try:
             args.json_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            _fail("--json-dir", _one_line(exc))
+            _fail("--json-dir", one_line(exc))
         for name in args.only or sorted(GAMES):  # each game's file, as it will be written
             _output(args.json_dir / f"arena_{get_game(name).name}.json", "--json-dir")
     _threads(args.threads)
@@ -645,17 +645,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m gamecore") -> Any
     try:
         return args.run(args)
     except (ValueError, OSError, MemoryError) as exc:
-        args.parser.error(_one_line(exc))
+        args.parser.error(one_line(exc))
 
 
 def console() -> None:
     """The ``tabletop-rl`` console script (``[project.scripts]``): :func:`main` under that name."""
     main(prog="tabletop-rl")
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 COMMANDS = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay, "tables": cmd_tables}

@@ -86,6 +86,8 @@ from typing import Any
 
 import numpy as np
 
+from gamecore.options import one_line
+
 __all__ = ["check_torch_archive", "load_maskppo", "maskppo_custom_objects", "read_maskppo_data", "save_maskppo",
            "strip_pickles", "read_npz", "check_tensors", "MAX_NPZ_BYTES", "MAX_PARAMETERS", "MAX_WIDTH",
            "MAX_LAYERS", "MAX_MODEL_BYTES", "MAX_DATA_BYTES", "MAX_PTH_BYTES", "MAX_TORCH_BYTES"]
@@ -142,11 +144,6 @@ def _is_serialized(value: Any) -> bool:
     return isinstance(value, dict) and (":serialized:" in value or ":type:" in value)
 
 
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
 def _open_zip(path: Path, what: str) -> tuple[bytes, zipfile.ZipFile]:
     if not path.is_file():
         raise FileNotFoundError(f"{what}: no saved model at {path}")
@@ -161,7 +158,7 @@ def _open_zip(path: Path, what: str) -> tuple[bytes, zipfile.ZipFile]:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: not a zip file (truncated, or another kind "
-                         f"of file: {_short(exc)})") from None
+                         f"of file: {one_line(exc, 160)})") from None
     try:
         _check_members(archive, path, what)
     except ValueError:
@@ -199,7 +196,7 @@ def _read_member(archive: zipfile.ZipFile, name: str, path: Path, what: str) -> 
         return archive.read(name)
     except Exception as exc:  # a truncated or corrupt entry: BadZipFile, zlib.error, EOFError, ...
         raise ValueError(f"{what}: {path} is not a readable MaskablePPO model: its {name!r} entry is damaged "
-                         f"({_short(exc)})") from None
+                         f"({one_line(exc, 160)})") from None
 
 
 def _data_of(archive: zipfile.ZipFile, path: Path, what: str) -> dict[str, Any]:
@@ -210,7 +207,7 @@ def _data_of(archive: zipfile.ZipFile, path: Path, what: str) -> dict[str, Any]:
         data = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: its 'data' entry is not JSON "
-                         f"({_short(exc)})") from None
+                         f"({one_line(exc, 160)})") from None
     except RecursionError:
         raise ValueError(f"{what}: {path} is not a MaskablePPO model: its 'data' entry nests too deep to read"
                          ) from None
@@ -456,7 +453,7 @@ def check_torch_archive(source: bytes | Path, where: str, max_bytes: int) -> Non
         with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as z:
             infos = z.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise ValueError(f"{where} (truncated, or not a torch zip file: {_short(exc)})") from None
+        raise ValueError(f"{where} (truncated, or not a torch zip file: {one_line(exc, 160)})") from None
     packed = sorted({i.filename for i in infos if i.compress_type != zipfile.ZIP_STORED})
     if packed:
         raise ValueError(f"{where} (its record {packed[0][:60]!r} is compressed; torch.save stores every record "
@@ -483,7 +480,7 @@ def _load_pth(archive: zipfile.ZipFile, name: str, path: Path, what: str) -> Any
                          "loading them could run code)") from None
     except Exception as exc:
         raise ValueError(f"{what}: {path} is not a readable MaskablePPO model: its {name!r} entry is damaged "
-                         f"({_short(exc)})") from None
+                         f"({one_line(exc, 160)})") from None
 
 
 def _check_weights(archive: zipfile.ZipFile, path: Path, what: str,
@@ -577,7 +574,7 @@ def load_maskppo(path: str | Path, game: Any, device: str = "cpu", what: str = "
             return MaskablePPO.load(io.BytesIO(raw), device=device, custom_objects=custom,
                                     **copy.deepcopy(_ROLLOUT_STANDINS))
     except Exception as exc:  # a state dict of another network, missing settings, bad values
-        raise ValueError(f"{what}: {path} could not be loaded as a MaskablePPO model ({_short(exc)})") from None
+        raise ValueError(f"{what}: {path} could not be loaded as a MaskablePPO model ({one_line(exc, 160)})") from None
 
 
 def strip_pickles(path: str | Path, out: str | Path | None = None) -> Path:
@@ -661,12 +658,13 @@ def read_npz(path: str | Path, what: str, max_bytes: int = MAX_NPZ_BYTES,
     except ValueError as exc:
         if str(exc).startswith(f"{what}: {path}"):
             raise
-        raise ValueError(f"{what}: {path} is not a readable .npz file ({_short(exc)})") from None
+        raise ValueError(f"{what}: {path} is not a readable .npz file ({one_line(exc, 160)})") from None
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise ValueError(f"{what}: {path} is not an .npz file (truncated, or another kind of file: "
-                         f"{_short(exc)})") from None
+                         f"{one_line(exc, 160)})") from None
     except Exception as exc:  # a damaged member or header: zlib.error, SyntaxError, ...
-        raise ValueError(f"{what}: {path} is not a readable .npz file (truncated or damaged: {_short(exc)})") from None
+        raise ValueError(f"{what}: {path} is not a readable .npz file (truncated or damaged: "
+                         f"{one_line(exc, 160)})") from None
     out: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as d:
@@ -686,9 +684,10 @@ def read_npz(path: str | Path, what: str, max_bytes: int = MAX_NPZ_BYTES,
     except ValueError as exc:
         if str(exc).startswith(f"{what}: {path}"):
             raise
-        raise ValueError(f"{what}: {path} is not a readable .npz file ({_short(exc)})") from None
+        raise ValueError(f"{what}: {path} is not a readable .npz file ({one_line(exc, 160)})") from None
     except Exception as exc:  # truncated members: BadZipFile, zlib.error, EOFError, ...
-        raise ValueError(f"{what}: {path} is not a readable .npz file (truncated or damaged: {_short(exc)})") from None
+        raise ValueError(f"{what}: {path} is not a readable .npz file (truncated or damaged: "
+                         f"{one_line(exc, 160)})") from None
     return out
 
 

@@ -26,6 +26,13 @@ def short_repr(value: Any) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text)} characters)"
 
 
+def one_line(exc: BaseException | str, limit: int = 300) -> str:
+    """An error (or a text) on one line, its whitespace runs folded to single spaces and cut to
+    ``limit`` characters: how the command line and the loaders quote an error they pass on."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal where it is applied: the one class every path
     raises (the AEC env, the single-agent env, the OpenSpiel adapter), so catching it catches all."""
@@ -44,4 +51,4 @@ def check_options(game: GameSpec, options: Mapping[str, Any], accepted: Iterable
         )
 
 
-__all__ = ["SHOWN", "IllegalActionError", "check_options", "short_repr"]
+__all__ = ["SHOWN", "IllegalActionError", "check_options", "one_line", "short_repr"]

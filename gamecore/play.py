@@ -38,7 +38,7 @@ import numpy as np
 
 from gamecore.agents import Agent, make_agent
 from gamecore.games import get_game
-from gamecore.options import short_repr
+from gamecore.options import one_line, short_repr
 from gamecore.protocol import H_CURRENT, H_TERMINAL, VIEW_PUBLIC
 from gamecore.replay import GameRecord, make_env, replay_env
 from gamecore.rewards import rank_rewards
@@ -81,11 +81,6 @@ class QuitGameError(Exception):
 class AgentError(ValueError):
     """An agent failed at its turn (raised an error, or returned no legal decision); the message
     names the agent and where the game so far was saved."""
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 class TerminalGame:
@@ -208,7 +203,7 @@ class TerminalGame:
         try:
             action = agent.act_one(obs["observation"], obs["action_mask"], state, seat)
         except Exception as exc:  # whatever it is, the game so far is saved (run)
-            raise AgentError(f"{who} failed: {_one_line(exc)}") from exc
+            raise AgentError(f"{who} failed: {one_line(exc)}") from exc
         if action not in self.env.legal_actions():
             raise AgentError(f"{who} returned {action}, not a legal decision")
         self.play(action, f"{self.spec.player_name(seat)} ({agent.spec})")
@@ -255,7 +250,7 @@ class TerminalGame:
             try:
                 a = self.hinter.act_one(obs["observation"], obs["action_mask"], state, seat)
             except Exception as exc:  # no hint, but the game goes on
-                self.say(f"no hint: the hint agent ({self.hinter.spec}) failed: {_one_line(exc)}")
+                self.say(f"no hint: the hint agent ({self.hinter.spec}) failed: {one_line(exc)}")
                 return False
             if a not in [m[1] for m in moves]:
                 self.say(f"no hint: the hint agent ({self.hinter.spec}) returned {a}, not a legal decision")

@@ -31,7 +31,7 @@ import numpy as np
 from PIL import Image
 
 from gamecore.games import GAMES, game_key, get_game
-from gamecore.options import short_repr
+from gamecore.options import one_line, short_repr
 from gamecore.protocol import H_OWNER, H_TERMINAL, VIEW_PUBLIC
 from gamecore.rng import check_seed
 
@@ -112,7 +112,7 @@ class GameRecord:
         try:
             data = json.loads(raw.decode("utf-8"))
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, a 5,000-digit number
-            raise ValueError(f"{path}: not JSON, or not JSON a record can hold ({_cut(str(exc), 120)})") from None
+            raise ValueError(f"{path}: not JSON, or not JSON a record can hold ({one_line(exc, 120)})") from None
         try:
             return cls.from_dict(data)
         except (TypeError, ValueError) as exc:
@@ -140,10 +140,6 @@ def _read_capped(path: str | Path) -> bytes:
 def _int_text(value: int) -> str:
     """An int as text, a huge one by its size (never thousands of digits in a message)."""
     return str(value) if abs(value) < 10**30 else f"an int of {value.bit_length():,} bits"
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def outcome(game: str, state: np.ndarray) -> dict[str, Any]:
