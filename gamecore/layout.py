@@ -46,6 +46,18 @@ class Block:
     #: how the range reads in the tables ("0..3 (3 cobblestones per colour)"); derived from ``high``
     #: when not given
     range_doc: str = ""
+    #: the block's axes, C order (``(n, 14)``: entry ``14 * i + j`` is ``[i, j]``); ``(size,)`` when
+    #: not given. :meth:`Layout.views` hands the block out in this shape and the tables print it.
+    shape: tuple[int, ...] = ()
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        """``shape``, or ``(size,)`` for a block declared without one."""
+        return self.shape or (self.size,)
+
+    def shape_text(self) -> str:
+        """``"3 x 14"`` for a shaped block, the size for a flat one."""
+        return " x ".join(str(a) for a in self.axes)
 
     @property
     def end(self) -> int:
@@ -73,12 +85,13 @@ class Layout:
         self._by_name: dict[str, Block] = {}
 
     def add(self, name: str, size: int, meaning: str, high: int | Iterable[int] | None = None,
-            range_doc: str = "") -> int:
+            range_doc: str = "", shape: Iterable[int] | None = None) -> int:
         """Allocate ``size`` slots named ``name`` after the last block; return the offset.
 
         ``high``: the largest value of every entry (an int), or of each entry (``size`` ints);
         ``range_doc``: the range as the tables should state it (where the maximum comes from, where
-        the kernel clips)."""
+        the kernel clips); ``shape``: the block's axes in C order (their product is ``size``), which
+        the tables print and :meth:`views` uses."""
         if name in self._by_name:
             raise ValueError(f"{self.title}: block {name!r} allocated twice")
         if int(size) != size or size < 0:
@@ -93,7 +106,13 @@ class Layout:
             if len(highs) != int(size) or any(h < 0 for h in highs):
                 raise ValueError(f"{self.title}: block {name!r}: high needs {int(size)} non-negative ints, "
                                  f"got {len(highs)}")
-        block = Block(name, self.size, int(size), " ".join(meaning.split()), highs, " ".join(range_doc.split()))
+        axes: tuple[int, ...] = ()
+        if shape is not None:
+            axes = tuple(int(a) for a in shape)
+            if any(a < 0 for a in axes) or int(np.prod(axes, dtype=np.int64)) != int(size):
+                raise ValueError(f"{self.title}: block {name!r}: shape {axes} does not hold {int(size)} entries")
+        block = Block(name, self.size, int(size), " ".join(meaning.split()), highs, " ".join(range_doc.split()),
+                      axes)
         self.blocks.append(block)
         self._by_name[name] = block
         self.size += int(size)
@@ -116,6 +135,17 @@ class Layout:
 
     def names(self) -> list[str]:
         return [b.name for b in self.blocks]
+
+    def views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Every block of the flat array ``obs`` (its last axis is the layout; leading axes, a
+        batch, are kept) as a named view in the block's shape, in layout order: ``views(obs)["BOARD"]``
+        is ``obs[..., off:end].reshape(..., *shape)``. Views, not copies."""
+        arr = np.asarray(obs)
+        if arr.ndim == 0 or arr.shape[-1] != self.size:
+            raise ValueError(f"{self.title}: an array whose last axis is {self.size} long is needed, "
+                             f"got shape {arr.shape}")
+        lead = arr.shape[:-1]
+        return {b.name: arr[..., b.offset : b.end].reshape(*lead, *b.axes) for b in self.blocks}
 
     def check(self) -> None:
         """Blocks are disjoint, in order, and inside ``size`` (true by construction; kept as an
@@ -142,16 +172,16 @@ class Layout:
         return out
 
     def table(self) -> str:
-        """The layout as an RST table: ``Index | Name | Meaning`` (``Index | Name | Range |
-        Meaning`` when the blocks have ranges)."""
+        """The layout as an RST table: ``Index | Name | Meaning`` (``Index | Name | Shape | Range |
+        Meaning`` when the blocks have ranges: an observation layout)."""
         ranged = self.has_ranges
         rows = []
         for b in self.blocks:
             index = str(b.offset) if b.size == 1 else f"{b.offset}..{b.end - 1}"
             if b.size == 0:
                 index = "-"
-            rows.append((index, f"``{b.name}``", *((b.range_text(),) if ranged else ()), b.meaning))
-        return rst_table(("Index", "Name", *(("Range",) if ranged else ()), "Meaning"), rows)
+            rows.append((index, f"``{b.name}``", *((b.shape_text(), b.range_text()) if ranged else ()), b.meaning))
+        return rst_table(("Index", "Name", *(("Shape", "Range") if ranged else ()), "Meaning"), rows)
 
 
 def per_count(build: Callable[[int], Layout], counts: Iterable[int]) -> dict[int, Layout]:
@@ -182,18 +212,19 @@ def range_by_count(layouts: dict[int, Layout], name: str) -> str:
 
 
 def table_by_count(layouts: dict[int, Layout], markdown: bool = False) -> str:
-    """All counts side by side: ``Name | offset for n = 2 | n = 3 | ... | Size | Meaning``
-    (the size column shows each count's size when they differ), with a ``Range`` column before
-    the meaning when the blocks have ranges (:func:`range_by_count`); RST, or markdown for the
-    env docstrings (which PettingZoo writes in markdown)."""
+    """All counts side by side: ``Name | offset for n = 2 | n = 3 | ... | Shape | Meaning``
+    (the size column shows each count's size, or shape, when they differ: ``14 / 17 / 20`` or
+    ``2 x 14 / 3 x 14``), with a ``Range`` column before the meaning when the blocks have ranges
+    (:func:`range_by_count`); RST, or markdown for the env docstrings (which PettingZoo writes in
+    markdown)."""
     counts = sorted(layouts)
     first = layouts[counts[0]]
     ranged = all(lay.has_ranges for lay in layouts.values())
-    headers = ("Name", *[f"{n}p" for n in counts], "Size", *(("Range",) if ranged else ()), "Meaning")
+    headers = ("Name", *[f"{n}p" for n in counts], "Shape", *(("Range",) if ranged else ()), "Meaning")
     rows = []
     for b in first.blocks:
-        sizes = sorted({layouts[n][b.name].size for n in counts})
-        size = str(sizes[0]) if len(sizes) == 1 else " / ".join(str(layouts[n][b.name].size) for n in counts)
+        shapes = [layouts[n][b.name].shape_text() for n in counts]
+        size = shapes[0] if len(set(shapes)) == 1 else " / ".join(shapes)
         rng = (range_by_count(layouts, b.name),) if ranged else ()
         rows.append((f"``{b.name}``", *[str(layouts[n].offset(b.name)) for n in counts], size, *rng, b.meaning))
     rows.append(("total", *[str(layouts[n].size) for n in counts], "", *(("",) if ranged else ()),

@@ -175,6 +175,14 @@ class GameSpec:
     #: observation blocks (names in :meth:`obs_layout`) that show the observer's own secrets
     #: (its hand, its secret cards): left out of the public global state (``gamecore.global_state``)
     private_obs_blocks: tuple[str, ...] = ()
+    #: parts of ``to_dict(viewer=seat)`` an observation leaves out, as dotted paths (a list applies
+    #: the rest of the path to each item), each with the reason; the env docstring prints them. Two
+    #: states whose views differ anywhere else give the seat different observations
+    #: (``tests/test_obs_faithful.py``).
+    obs_leaves_out: dict[str, str] = {}
+    #: observation blocks that show the pending decision: its kind and the seat to move (all zero
+    #: once the game is over)
+    obs_pending_blocks: tuple[str, ...] = ()
     #: MCTS rollouts stop after this many random decisions (0: play them to the end) and the
     #: position reached is valued by ``tanh(margin / mcts_value_scale)`` (see :mod:`gamecore.mcts`)
     mcts_horizon: int = 0
@@ -271,6 +279,23 @@ class GameSpec:
         that is not one flat sequence of blocks (Callisto's planes); a game with
         ``private_obs_blocks`` must name its blocks."""
         return None
+
+    def observation_views(self, obs: np.ndarray, params: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views onto an observation (as OpenSpiel's ``Observation.dict``): block name ->
+        the block's entries in its documented shape, in the order and with the names of the env
+        docstring's observation table, which is printed from the same layout. ``obs`` is one
+        int8 or scaled observation of this game and player count, or a batch of them (leading
+        axes are kept); the views share its memory. A game whose observation is not one flat
+        block layout (Callisto's planes) overrides this."""
+        lay = self.obs_layout(params)
+        if lay is None:
+            raise NotImplementedError(f"{self.name}: no observation layout to name the entries by")
+        arr = np.asarray(obs)
+        shape = self.obs_shape(params)
+        if arr.shape[arr.ndim - len(shape):] != tuple(shape):
+            raise ValueError(f"{self.name}: an observation of shape {tuple(shape)} (or a batch of them) is needed, "
+                             f"got shape {arr.shape}")
+        return lay.views(arr.reshape(*arr.shape[: arr.ndim - len(shape)], -1))
 
     # ---- people ----------------------------------------------------------------------------
     def action_to_string(self, state: np.ndarray, action: int) -> str:
