@@ -14,7 +14,7 @@ from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL
 
 class CallistoGame(GameSpec):
     name = "callisto"
-    env_id = "callisto-v0"
+    env_id = "callisto-v1"
     kernels = rules
     min_players = 2
     max_players = 4
@@ -56,6 +56,25 @@ class CallistoGame(GameSpec):
         n = int(params[L.P_PLAYERS])
         size = L.BOARD_SIZE[n]
         return np.tile(L.OBS_PLANES[n].high_vector(), size * size)
+
+    def observation_views(self, obs: np.ndarray, params: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views onto an ``(S, S, C)`` observation (or a batch ``(..., S, S, C)``): for each
+        plane group of ``layout.OBS_PLANES[n]``, in order, ``obs[..., off:end]`` with the group's
+        shape as trailing axes (``REMAIN``: ``(..., S, S, n, 10)``). Views share ``obs``'s memory."""
+        n = int(params[L.P_PLAYERS])
+        arr = np.asarray(obs)
+        shape = self.obs_shape(params)
+        if arr.ndim < 3 or arr.shape[-3:] != tuple(shape):
+            raise ValueError(f"{self.name}: an observation of shape {tuple(shape)} (or a batch of them) is needed, "
+                             f"got shape {arr.shape}")
+        return L.OBS_PLANES[n].views(arr)
+
+    #: the seat to move; the kind of decision follows from its OPENING plane (see the env docstring)
+    obs_pending_blocks = ("TO_MOVE",)
+    obs_leaves_out = {
+        "finished_game_penalties": "each finished game's penalties one by one: the observation shows their "
+        "per-seat sums (MATCH_PEN), the only thing the rules use (rewards and ranks of a match count the sums)",
+    }
 
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         return notation.action_to_string(action, int(state[L.SIZE]))

@@ -27,9 +27,11 @@ State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.p
 
 Observation planes
 ------------------
-The observation is ``(S, S, C)``: channel ``k`` of cell ``(r, c)``. Plane groups are seat-relative
-(``rel = (seat - observer) mod n``, so the observer's planes come first); the offset of each group
-for each player count:
+The observation is ``(S, S, C)``: channel ``k`` of cell ``(r, c)``, C = n * n + 18 n + 3 (43 / 66 / 91
+for 2 / 3 / 4 players). Plane groups are seat-relative (``rel = (seat - observer) mod n``, so the
+observer's planes come first); "constant" planes hold the same value at every cell. The first
+plane of each group for each player count, its shape (the trailing axes of
+``GAME.observation_views``) and its range:
 
 {OBS_TABLE}
 """
@@ -185,32 +187,61 @@ PARAMS_LEN = 3
 
 
 # ---- observation planes (seat-relative: rel = (seat - observer) mod n) --------------------------
+#: a colour's tile squares (47): the largest penalty of one game
+SQUARES_PER_COLOUR = int((TILE_COPIES * TILE_SIZE).sum())
+
+
 def _obs_planes(n: int) -> Layout:
     lay = Layout(f"observation planes, {n} players")
-    squares = int((TILE_COPIES * TILE_SIZE).sum())  # a colour's tile squares: its largest penalty in a game
-    lay.add("TILES", n, "plane ``rel``: 1 where seat ``rel`` has a tile square", high=1)
-    lay.add("PILLARS", n, "1 where seat ``rel`` has a pillar", high=1)
-    lay.add("REMAIN", NUM_TILE_TYPES * n, "``+ 10 rel + t``: unplaced copies of tile type t of seat ``rel`` "
-            "(constant over the board)", high=np.tile(TILE_COPIES, n),
-            range_doc="0..copies of the type (2 for D2, I3, V3; 1 for the others)")
-    lay.add("THIRD", n, "1 while seat ``rel`` may still place its third pillar", high=1)
-    lay.add("OPENING", n, "opening pillar turns still to come for seat ``rel`` (0-2)", high=2)
-    lay.add("OUT", n, "1 once seat ``rel`` is out of the current game", high=1)
-    lay.add("MATCH_PEN", n, "seat ``rel``'s summed penalty of finished match games (at most 127)",
-            high=min(squares * n, 127),
-            range_doc=f"0..min({squares} n, 127): " + " / ".join(str(min(squares * k, 127)) for k in BOARD_SIZE)
-            + f" (a game's penalty is at most the {squares} squares of a colour's tiles, a match has n games; "
-            "the kernel clips the sum at 127, the int8 range, which 3 and 4 players can reach)")
-    lay.add("GAMES", 1, "number of finished games of the match", high=n - 1,
-            range_doc="0..n - 1 (0 in a single game)")
+    most = SQUARES_PER_COLOUR * n  # the largest summed penalty of a match (n games of at most 47)
+    lay.add("TILES", n, "plane ``rel``: 1 on every cell covered by a tile square of seat ``rel``", high=1)
+    lay.add("PILLARS", n, "plane ``rel``: 1 on the cell of each pillar of seat ``rel``", high=1)
+    lay.add("REMAIN", NUM_TILE_TYPES * n, "plane ``10 rel + t`` (``[rel, t]``): unplaced copies of tile type t "
+            "of seat ``rel``, types in the order D2, I3, V3, L4, T4, S4, O4, X5, T5, U5 (constant)",
+            high=np.tile(TILE_COPIES, n), range_doc="0..copies of the type (2 for D2, I3, V3; 1 for the others)",
+            shape=(n, NUM_TILE_TYPES))
+    lay.add("THIRD", n, "plane ``rel``: 1 while seat ``rel`` may still place its third pillar (constant)", high=1)
+    lay.add("OPENING", n, "plane ``rel``: how many of seat ``rel``'s two opening pillar turns of the current game "
+            "are still to come (a turn placed or skipped is used; while it is above 0 that seat's next turn "
+            "places an opening pillar on the ring, so the mover's entry says the kind of decision pending: "
+            "above 0 an opening pillar, 0 a tile or the third pillar) (constant)", high=2)
+    lay.add("OUT", n, "plane ``rel``: 1 once seat ``rel`` is out of the current game (can place nothing "
+            "more); all 1 at the end (constant)", high=1)
+    lay.add("TO_MOVE", n, "plane ``rel``: 1 when seat ``rel`` is to move (the observer's own plane comes first); "
+            "all 0 once the game is over (constant)", high=1)
+    lay.add("MATCH_PEN", 2 * n, "planes ``2 rel`` and ``2 rel + 1`` (``[rel, 0]``, ``[rel, 1]``): seat ``rel``'s "
+            "summed penalty over the finished games (all of them at the end: a single game's penalty once it is "
+            "over, 0 before), as hundreds, then the rest (``v // 100``, ``v % 100``) (constant)",
+            high=np.tile([most // 100, min(most, 99)], n),
+            range_doc="``[rel, 0]`` 0..(47 n) // 100, ``[rel, 1]`` 0..min(47 n, 99): the sum is at most 47 n = "
+            + " / ".join(str(SQUARES_PER_COLOUR * k) for k in BOARD_SIZE) + f" (n games of at most "
+            f"{SQUARES_PER_COLOUR} unplaced squares), never clipped",
+            shape=(n, 2))
+    lay.add("STARTED", n * n, "plane ``n g + rel`` (``[g, rel]``): 1 when seat ``rel`` started game ``g`` of the "
+            "match; rows of games not begun are 0 (a single game uses row 0 only). Game g of a match is started "
+            "by seat ``(start_player + g) mod n``; in a single game a penalty tie goes to the seat that started "
+            "later (constant)", high=1, shape=(n, n))
+    lay.add("MATCH", 1, "1 when the episode is a match (n games), 0 for a single game (constant)", high=1)
+    lay.add("GAMES", 1, "number of finished games: during play the index of the game being played (0 in a "
+            "single game); at the end every game is finished, so n in a match and 1 in a single game (constant)",
+            high=n, range_doc="0..n (0..1 in a single game)")
+    lay.add("GAMES_LEFT", 1, "games not finished, the current one included: n - GAMES in a match, 1 - GAMES in a "
+            "single game; 0 exactly when the episode is over (constant)", high=n,
+            range_doc="0..n (0..1 in a single game)")
     return lay
 
 
 OBS_PLANES = per_count(_obs_planes, BOARD_SIZE)
-OBS_BLOCKS = ("TILES", "PILLARS", "REMAIN", "THIRD", "OPENING", "OUT", "MATCH_PEN", "GAMES")
+OBS_BLOCKS = tuple(OBS_PLANES[2].names())
 #: OBS_OFF[n, k]: first plane of group OBS_BLOCKS[k] for n players
 OBS_OFF = offsets_table(OBS_PLANES, OBS_BLOCKS)
-O_TILES, O_PILLARS, O_REMAIN, O_THIRD, O_OPENING, O_OUT, O_MATCH_PEN, O_GAMES = range(len(OBS_BLOCKS))
+(O_TILES, O_PILLARS, O_REMAIN, O_THIRD, O_OPENING, O_OUT, O_TO_MOVE, O_MATCH_PEN, O_STARTED, O_MATCH, O_GAMES,
+ O_GAMES_LEFT) = range(len(OBS_BLOCKS))
+#: OBS_C[n]: planes (channels) for n players
+OBS_C = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
+for _n, _lay in OBS_PLANES.items():
+    OBS_C[_n] = _lay.size
+OBS_C.setflags(write=False)
 
 
 def num_planes(n: int) -> int:

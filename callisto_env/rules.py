@@ -42,13 +42,18 @@ from callisto_env.layout import (
     NUM_ORIENTS,
     NUM_TILE_TYPES,
     O_GAMES,
+    O_GAMES_LEFT,
+    O_MATCH,
     O_MATCH_PEN,
     O_OPENING,
     O_OUT,
     O_PILLARS,
     O_REMAIN,
+    O_STARTED,
     O_THIRD,
     O_TILES,
+    O_TO_MOVE,
+    OBS_C,
     OBS_OFF,
     ORIENT_DC,
     ORIENT_DR,
@@ -549,11 +554,12 @@ def _board_planes(state: np.ndarray, player: int, out: np.ndarray, C: int) -> No
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """(S, S, C) planes, channel last, flattened (groups in ``layout.OBS_PLANES``); plane groups
-    are seat-relative (rel = (seat - player) mod n, so the observer is always rel 0)."""
+    are seat-relative (rel = (seat - player) mod n, so the observer is always rel 0). Once the game
+    is over TO_MOVE is all zero and GAMES_LEFT is 0; the rest shows the final position."""
     n = state[H_NPLAYERS]
     S = state[SIZE]
     off = OBS_OFF[n]
-    C = off[O_GAMES] + 1
+    C = OBS_C[n]
     # cell 0 gets the planes that are the same at every cell (its board planes 0), then it is
     # copied over the board, doubling the copied span each time, and the board planes are set
     out[:C] = 0
@@ -564,8 +570,20 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         out[off[O_THIRD] + rel] = state[THIRD + q]
         out[off[O_OPENING] + rel] = 2 - state[PILLAR_TURNS + q]
         out[off[O_OUT] + rel] = state[OUT + q]
-        out[off[O_MATCH_PEN] + rel] = min(state[MATCH_PEN + q], 127)
-    out[off[O_GAMES]] = state[GAME]
+        pen = state[MATCH_PEN + q]  # at most 47 n (< 200): hundreds, then the rest, never clipped
+        out[off[O_MATCH_PEN] + 2 * rel] = pen // 100
+        out[off[O_MATCH_PEN] + 2 * rel + 1] = pen % 100
+    over = state[H_TERMINAL] != 0
+    if not over:
+        out[off[O_TO_MOVE] + (state[H_CURRENT] - player + n) % n] = 1
+    g_now = state[GAME]
+    for g in range(g_now + 1):  # game g was started by the seat g_now - g before the current starter
+        starter = (state[START] - (g_now - g) + 2 * n) % n
+        out[off[O_STARTED] + n * g + (starter - player + n) % n] = 1
+    finished = g_now + (1 if over else 0)
+    out[off[O_MATCH]] = state[MATCH]
+    out[off[O_GAMES]] = finished
+    out[off[O_GAMES_LEFT]] = (n if state[MATCH] else 1) - finished
     total = S * S * C
     if out.itemsize == 1 and out.strides[0] == 1 and out.shape[0] >= total:
         span = C

@@ -56,7 +56,7 @@ def test_board_is_10_12_14_for_2_3_4_players(n, size):
     env = make(n)
     assert env.to_dict()["board_size"] == size
     assert env.action_space("player_0").n == 35 * size * size
-    assert env.observation_space("player_0")["observation"].shape == (size, size, 16 * n + 1)
+    assert env.observation_space("player_0")["observation"].shape == (size, size, n * n + 18 * n + 3)
 
 
 # ---- opening pillars --------------------------------------------------------------------------------
