@@ -26,13 +26,18 @@ from gamecore.protocol import (
 
 class CalcadaGame(GameSpec):
     name = "calcada"
-    env_id = "calcada-v0"
+    env_id = "calcada-v1"
     kernels = rules
     min_players = 2
     max_players = 4
     option_defaults = {"start_player": 0, "board_side": "A"}
     phase_names = ("declare", "place")
     hidden_information = True  # the order of the face-down stacks
+    obs_leaves_out = {
+        "decisions": "a count of the decisions applied, kept for replays and tools: the rules give it no role "
+                     "(the turn count they do give is the observation's TURNS)",
+    }
+    obs_pending_blocks = ("PHASE", "DECL_NUM", "DECL_COL", "CURRENT")
 
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]

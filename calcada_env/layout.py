@@ -227,78 +227,119 @@ A_PLACE = A_SWAP + NUM_COLOURS
 NUM_ACTIONS = A_PLACE + DISPLAY_SIZE * NUM_SQUARES
 
 # ---- observation (flat int8; seat blocks are seat-relative, the observer's first) -------------
-#: per seat: 25 squares x (5 colour one-hot + 6 kind one-hot), bonus tiles, points
+#: per square of a board: 5 colour one-hot + 6 kind one-hot; per seat: 25 squares (the BOARDS block's stride)
 OBS_SQUARE = NUM_COLOURS + NUM_KINDS
-OBS_SEAT = NUM_SQUARES * OBS_SQUARE + 2
+OBS_SEAT = NUM_SQUARES * OBS_SQUARE
 
 
-#: largest bonus-tile count: 2 at the start + 2 for each of at most 25 placed bonus-symbol tiles
-#: (the supply is unlimited; spending only lowers it)
+#: largest bonus-tile count: 2 at the start + 2 for each bonus-symbol tile the seat placed, at most
+#: one per square of its board (the supply is unlimited; only spending lowers the count)
 MAX_BONUS_HELD = STARTING_BONUS + BONUS_FOR_SYMBOL * NUM_SQUARES
-#: largest score during play: every square in a completed district at the top multiplier (3), and
-#: the 2-point bonus of each of the 5 colours leaving the scoreboard
+#: largest score during play: each square lies in one district, which scores once (when completed) at
+#: most multiplier 3, and each of the 5 colours leaves the scoreboard once (2 points to one seat)
 MAX_PLAY_POINTS = NUM_SQUARES * max(max(r) for r in SCOREBOARD.values()) + LEAVE_BONUS_POINTS * NUM_COLOURS
 #: most cobblestones on one carousel space (all 15)
 MAX_ON_SPACE = CAROUSEL_STONES_PER_COLOUR * NUM_COLOURS
+#: largest face-down stack in play: while a colour's stack holds a tile, at least 3 of its 25 are in
+#: its display or on boards (a display is refilled with 3 as soon as it is empty, a swap reveals 3
+#: new ones, and only a placement empties a slot), so at most 25 - 3 = 22 are in the stack
+MAX_STACK = TILES_PER_COLOUR - DISPLAY_SIZE
+#: longest known bottom: it is part of the stack (so at most MAX_STACK), and 8 swaps of one colour
+#: nobody takes from reach it (3 more known tiles per swap: 3, 6, ..., 21, then all 22)
+MAX_KNOWN = MAX_STACK
 
 
-def _seat_high() -> np.ndarray:
-    high = np.ones(OBS_SEAT, dtype=np.int64)  # the squares' colour and kind one-hots
-    high[NUM_SQUARES * OBS_SQUARE] = MAX_BONUS_HELD
-    high[NUM_SQUARES * OBS_SQUARE + 1] = MAX_PLAY_POINTS
-    return high
+def max_turns(n: int) -> int:
+    """Largest turn count for ``n`` players: every round but the last one of the game has a
+    placement (a round without one ends the game), and at most 25 tiles go on each of the ``n``
+    boards, so at most ``25 n + 1`` rounds of ``n`` turns are finished."""
+    return n * (NUM_SQUARES * n + 1)
 
 
 def _obs_layout(n: int) -> Layout:
     lay = Layout(f"observation, {n} players")
     rows = len(SCOREBOARD[n])
-    lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} each) shows seat ``(me + rel) mod n``: at "
-            f"``{OBS_SEAT} rel + {OBS_SQUARE} sq + c`` 1 if square sq holds colour c (5), at "
-            f"``+ 5 + k`` 1 if it holds kind k (tram, plaza, kiosk, cafe, bench, bonus); at "
-            f"``{OBS_SEAT} rel + {NUM_SQUARES * OBS_SQUARE}`` bonus tiles, ``+ 1`` points",
-            high=np.tile(_seat_high(), n),
-            range_doc=f"one-hots 0..1; bonus tiles 0..{MAX_BONUS_HELD} (2 + 2 per bonus-symbol tile on the 25 "
-            f"squares); points 0..{MAX_PLAY_POINTS} (25 squares x multiplier 3 + 2 x 5 colours leaving; the "
-            "kernel clips both at 127, never reached)")
-    lay.add("NUMBERS", NUM_SQUARES, "printed number of each square (1..5)", high=5)
-    lay.add("DISTRICTS", NUM_SQUARES, "district id of each square (0 = A, ...)", high=MAX_DISTRICTS - 1,
+    colours = ", ".join(f"{i} {c} (``{ch}``)" for i, (c, ch) in enumerate(zip(COLOURS, COLOUR_CHARS, strict=True)))
+    kinds = ", ".join(f"{i} {k} (``{KIND_CHARS[i]}``)" for i, k in enumerate(MOTIFS))
+    kinds += f", {KIND_BONUS} bonus symbol (``{KIND_CHARS[KIND_BONUS]}``, no motif)"
+    square = ("square ``sq = 5 row + col`` (row 0 on top, col 0 on the left: ``r<row+1>c<col+1>`` in action "
+              "strings, token ``col`` of row ``row`` of ``to_dict``'s ``board``)")
+    lay.add("BOARDS", OBS_SEAT * n, f"``[rel, sq, c]`` (c < 5): 1 if {square} of seat ``(me + rel) mod n`` holds a "
+            f"tile of colour c; ``[rel, sq, 5 + k]``: 1 if it holds a tile of kind k; all 11 zero for an empty "
+            f"square. ``rel`` 0 is the observer. Colours (letter in tile tokens, which are colour letter + kind "
+            f"letter): {colours}; kinds: {kinds}",
+            high=1, shape=(n, NUM_SQUARES, OBS_SQUARE))
+    lay.add("BONUS_TILES", n, "``[rel]``: bonus tiles held by seat ``(me + rel) mod n``", high=MAX_BONUS_HELD,
+            range_doc=f"0..{MAX_BONUS_HELD} (2 at the start + 2 per bonus-symbol tile placed, at most one per "
+            "square of the 25)", shape=(n,))
+    lay.add("POINTS", n, "``[rel]``: points seat ``(me + rel) mod n`` scored during play (completed districts, "
+            "cobblestones leaving the scoreboard; final scoring not included)", high=MAX_PLAY_POINTS,
+            range_doc=f"0..{MAX_PLAY_POINTS} (each of the 25 squares scores once, x multiplier 3 at most, + 2 "
+            "for each of the 5 colours leaving)", shape=(n,))
+    lay.add("NUMBERS", NUM_SQUARES, f"``[sq]``: printed number of {square}", high=5, range_doc="1..5")
+    lay.add("DISTRICTS", NUM_SQUARES, "``[sq]``: district of square sq, 0 = letter A, 1 = B, ... (the letters "
+            "of the board layout in the rules)", high=MAX_DISTRICTS - 1,
             range_doc=f"0..{MAX_DISTRICTS - 1} (side B's 9 districts; side A uses 0..7)")
-    lay.add("CAROUSEL", NUM_SPACES * NUM_COLOURS, "``+ 5 s + c``: cobblestones of colour c on carousel space s",
-            high=CAROUSEL_STONES_PER_COLOUR, range_doc="0..3 (3 carousel cobblestones per colour)")
-    lay.add("DISPLAYS", NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS, "``+ 6 (3 c + j) + k``: 1 if display slot j of "
-            "colour c shows kind k", high=1)
-    lay.add("STACK_SIZES", NUM_COLOURS, "tiles left in colour c's stack", high=TILES_PER_COLOUR,
-            range_doc=f"0..{TILES_PER_COLOUR} (a colour's tiles; 22 once its first display is out)")
-    lay.add("SB_ROWS", NUM_COLOURS, "scoreboard row of colour c (rows = it has left the scoreboard)", high=rows)
-    lay.add("MULTIPLIERS", NUM_COLOURS, "current multiplier of colour c (0 once it has left)",
-            high=max(SCOREBOARD[n]))
-    lay.add("PHASE", 2, "one-hot turn phase (the kind of decision): 0 before the declare, 1 after it", high=1)
-    lay.add("DECL_NUM", 1, "declared number (0 before the declare)", high=MAX_ON_SPACE,
+    lay.add("CAROUSEL", NUM_SPACES * NUM_COLOURS, "``[s, c]``: cobblestones of colour c on carousel space s (0..5; "
+            "``space s + 1`` in strings; clockwise is s + 1 mod 6)", high=CAROUSEL_STONES_PER_COLOUR,
+            range_doc="0..3 (3 carousel cobblestones per colour)", shape=(NUM_SPACES, NUM_COLOURS))
+    lay.add("DISPLAYS", NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS, "``[c, j, k]``: 1 if display slot j (``slot j + 1`` "
+            "in strings) of colour c shows a tile of kind k; all zero for an empty slot", high=1,
+            shape=(NUM_COLOURS, DISPLAY_SIZE, NUM_KINDS))
+    lay.add("STACK_SIZES", NUM_COLOURS, "``[c]``: tiles left in colour c's face-down stack", high=MAX_STACK,
+            range_doc=f"0..{MAX_STACK} (25 tiles, of which at least 3 are in the display or on boards while the "
+            "stack holds any)")
+    lay.add("SB_ROWS", NUM_COLOURS, "``[c]``: scoreboard row of colour c's cobblestone, 0 = top; the scoreboard "
+            "has n + 1 rows (multipliers 3, 2, 1 for 2 players; 3, 2, 2, 1 for 3; 3, 3, 2, 2, 1 for 4), so row n is "
+            "the bottom and the value n + 1 means the cobblestone has left the scoreboard (the colour is out of "
+            "play)", high=rows, range_doc=f"0..{rows} (n + 1 = left)")
+    lay.add("MULTIPLIERS", NUM_COLOURS, "``[c]``: current multiplier of colour c (that of its row; 0 once it has "
+            "left the scoreboard)", high=max(SCOREBOARD[n]))
+    lay.add("PHASE", 2, "one-hot kind of the pending decision: ``[0]`` before the declare (bonus moves, "
+            "declare or move-only), ``[1]`` after it (display swaps, placement); both 0 once the game is over",
+            high=1)
+    lay.add("DECL_NUM", 1, "declared number (6 or more: any empty square); 0 before the declare and once the "
+            "game is over", high=MAX_ON_SPACE,
             range_doc=f"0..{MAX_ON_SPACE} (the cobblestones on one space: all 15 at most)")
-    lay.add("DECL_COL", NUM_COLOURS, "one-hot declared colour (after the declare)", high=1)
-    lay.add("END", 1, "1 once the game end has been triggered (last round)", high=1)
-    lay.add("ROUND_PLACED", 1, "1 if someone placed a tile this round", high=1)
-    lay.add("CURRENT", n, "one-hot: seat deciding now, which is also the turn owner (relative)", high=1)
-    lay.add("START", n, "one-hot: start seat (relative; a round ends before it)", high=1)
-    lay.add("KNOWN_KINDS", NUM_COLOURS * NUM_KINDS, "``+ 6 c + k``: tiles of kind k among the known bottom of "
-            "colour c's stack (the tiles everybody saw go under it in display swaps)",
-            high=np.tile(KIND_COPIES, NUM_COLOURS),
+    lay.add("DECL_COL", NUM_COLOURS, "one-hot declared colour (after the declare; all 0 before it and once the game "
+            "is over)", high=1)
+    lay.add("END", 1, "1 once the game end has been triggered (a second colour left the scoreboard: this "
+            "round is the last)", high=1)
+    lay.add("ROUND_PLACED", 1, "1 if somebody placed a tile in the current round (a round with no placement ends "
+            "the game); at the end: the last round's", high=1)
+    top = max_turns(n)
+    lay.add("TURNS", 2, "turns finished so far (``to_dict``'s ``turns``): ``[0]`` hundreds, ``[1]`` the rest "
+            "(turns = 100 [0] + [1]); the start seat's first turn is turn 0, the round is turns // n and the "
+            "seat to move is (start + turns) mod n. At most n (25 n + 1) turns: every round but the last has a "
+            "placement, at most 25 per board", high=[top // 100, 99],
+            range_doc=f"hundreds 0..{top // 100}, rest 0..99 (at most {top} turns)")
+    lay.add("CURRENT", n, "one-hot ``[rel]``: seat ``(me + rel) mod n`` is to move (the turn owner); all 0 once "
+            "the game is over", high=1, shape=(n,))
+    lay.add("START", n, "one-hot ``[rel]``: seat ``(me + rel) mod n`` is the start seat (a round ends before it)",
+            high=1, shape=(n,))
+    lay.add("KNOWN_KINDS", NUM_COLOURS * NUM_KINDS, "``[c, k]``: tiles of kind k in the known bottom of colour c's "
+            "stack (the tiles everybody saw go under it in display swaps); their sum is the known count",
+            high=np.tile(KIND_COPIES, NUM_COLOURS), shape=(NUM_COLOURS, NUM_KINDS),
             range_doc=f"0..{COPIES_PER_MOTIF} per motif, 0..{BONUS_TILES_PER_COLOUR} bonus-symbol tiles (a "
             "colour's copies of the kind)")
-    lay.add("KNOWN_NEXT", NUM_COLOURS * DISPLAY_SIZE * NUM_KINDS, "``+ 6 (3 c + j) + k``: 1 if the j-th known "
-            "tile to come out of colour c's stack (j = 0 first: the top of its known bottom, drawn once the "
-            "unknown tiles above it, stack size minus the known count, are gone) is of kind k", high=1)
+    lay.add("KNOWN_ORDER", NUM_COLOURS * MAX_KNOWN * NUM_KINDS, f"``[c, j, k]``: 1 if the j-th known tile to come "
+            "out of colour c's stack is of kind k: the whole known bottom in the order it is drawn, j = 0 its top "
+            "(drawn once the unknown tiles above it, stack size minus the known count, are gone), j = known - 1 "
+            "the very bottom; ``to_dict``'s ``stack_known_bottom`` lists the same tiles bottom first, so "
+            "``[c, j]`` is its item ``known - 1 - j``. Rows j >= known are 0. Sized by the longest known bottom "
+            f"play reaches, {MAX_KNOWN} (it lies in the stack)", high=1, shape=(NUM_COLOURS, MAX_KNOWN, NUM_KINDS))
     return lay
 
 
 OBS = per_count(_obs_layout, range(2, MAX_PLAYERS + 1))
-OBS_BLOCKS = ("SEATS", "NUMBERS", "DISTRICTS", "CAROUSEL", "DISPLAYS", "STACK_SIZES", "SB_ROWS", "MULTIPLIERS",
-              "PHASE", "DECL_NUM", "DECL_COL", "END", "ROUND_PLACED", "CURRENT", "START", "KNOWN_KINDS", "KNOWN_NEXT")
+OBS_BLOCKS = ("BOARDS", "BONUS_TILES", "POINTS", "NUMBERS", "DISTRICTS", "CAROUSEL", "DISPLAYS", "STACK_SIZES",
+              "SB_ROWS", "MULTIPLIERS", "PHASE", "DECL_NUM", "DECL_COL", "END", "ROUND_PLACED", "TURNS", "CURRENT",
+              "START", "KNOWN_KINDS", "KNOWN_ORDER")
 #: OBS_OFF[n, k]: offset of block OBS_BLOCKS[k] for n players
 OBS_OFF = offsets_table(OBS, OBS_BLOCKS)
-(O_SEATS, O_NUMBERS, O_DISTRICTS, O_CAROUSEL, O_DISPLAYS, O_STACK_SIZES, O_SB_ROWS, O_MULTIPLIERS, O_PHASE,
- O_DECL_NUM, O_DECL_COL, O_END, O_ROUND_PLACED, O_CURRENT, O_START, O_KNOWN_KINDS,
- O_KNOWN_NEXT) = range(len(OBS_BLOCKS))
+(O_BOARDS, O_BONUS_TILES, O_POINTS, O_NUMBERS, O_DISTRICTS, O_CAROUSEL, O_DISPLAYS, O_STACK_SIZES, O_SB_ROWS,
+ O_MULTIPLIERS, O_PHASE, O_DECL_NUM, O_DECL_COL, O_END, O_ROUND_PLACED, O_TURNS, O_CURRENT, O_START, O_KNOWN_KINDS,
+ O_KNOWN_ORDER) = range(len(OBS_BLOCKS))
 
 
 def obs_len(n: int) -> int:

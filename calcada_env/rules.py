@@ -44,6 +44,7 @@ from calcada_env.layout import (
     KIND_COPIES,
     LEAVE_BONUS_POINTS,
     MAX_GROUP,
+    MAX_KNOWN,
     MAX_PLAYERS,
     NUM_COLOURS,
     NUM_DISTRICTS,
@@ -52,6 +53,8 @@ from calcada_env.layout import (
     NUM_ROWS,
     NUM_SPACES,
     NUM_SQUARES,
+    O_BOARDS,
+    O_BONUS_TILES,
     O_CAROUSEL,
     O_CURRENT,
     O_DECL_COL,
@@ -60,15 +63,16 @@ from calcada_env.layout import (
     O_DISTRICTS,
     O_END,
     O_KNOWN_KINDS,
-    O_KNOWN_NEXT,
+    O_KNOWN_ORDER,
     O_MULTIPLIERS,
     O_NUMBERS,
     O_PHASE,
+    O_POINTS,
     O_ROUND_PLACED,
     O_SB_ROWS,
-    O_SEATS,
     O_STACK_SIZES,
     O_START,
+    O_TURNS,
     OBS_OFF,
     OBS_SEAT,
     OBS_SQUARE,
@@ -634,19 +638,24 @@ _LITTLE_ENDIAN = np.little_endian
 
 @jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
-    """Flat int8 vector laid out as ``layout.OBS``: n seat blocks (observer first, then the others
-    in seat order after it), the public blocks, then the current seat and the start seat, relative
-    and one-hot. The order of a stack is never shown, only its size and its known bottom (the tiles
-    everybody saw go under it in display swaps: their kinds, and the next three of them in order)."""
+    """Flat int8 vector laid out as ``layout.OBS``: the n boards (observer first, then the others
+    in seat order after it), their bonus tiles and points, the public blocks, then the current seat
+    and the start seat, relative and one-hot, and the known bottom of each stack. The order of a
+    stack is never shown, only its size and its known bottom (the tiles everybody saw go under it
+    in display swaps: their kinds, and all of them in the order they come out). Once the game is
+    over no decision is pending: PHASE, DECL_NUM, DECL_COL and CURRENT are all 0."""
     n = state[H_NPLAYERS]
     side = state[SIDE]
     for k in range(out.shape[0]):
         out[k] = 0
     # each square's bytes in two word stores (a row of bytes, as every env passes), else byte by byte
-    words = _LITTLE_ENDIAN and out.strides[0] == 1 and out.shape[0] >= OBS_OFF[n, O_NUMBERS]
-    o_seats = OBS_OFF[n, O_SEATS]
+    words = _LITTLE_ENDIAN and out.strides[0] == 1 and out.shape[0] >= OBS_OFF[n, O_BONUS_TILES]
+    o_boards = OBS_OFF[n, O_BOARDS]
+    o_bonus = OBS_OFF[n, O_BONUS_TILES]
+    o_points = OBS_OFF[n, O_POINTS]
     for q in range(n):
-        base = o_seats + OBS_SEAT * rel_seat(q, player, n)
+        rel = rel_seat(q, player, n)
+        base = o_boards + OBS_SEAT * rel
         for sq in range(NUM_SQUARES):
             v = state[BOARD + NUM_SQUARES * q + sq]
             at = base + OBS_SQUARE * sq
@@ -656,8 +665,9 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             else:
                 for k in range(OBS_SQUARE):
                     out[at + k] = _OBS_SQUARE_BYTES[v, k]
-        out[base + NUM_SQUARES * OBS_SQUARE] = clip8(state[BONUS + q])
-        out[base + NUM_SQUARES * OBS_SQUARE + 1] = clip8(state[POINTS + q])
+        # play keeps both within their documented bounds (52, 85); clip8 only guards hand-built states
+        out[o_bonus + rel] = clip8(state[BONUS + q])
+        out[o_points + rel] = clip8(state[POINTS + q])
     o_numbers = OBS_OFF[n, O_NUMBERS]  # the DISTRICTS block follows it
     for k in range(2 * NUM_SQUARES):
         out[o_numbers + k] = _OBS_SIDE[side, k]
@@ -673,24 +683,28 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
         out[OBS_OFF[n, O_STACK_SIZES] + c] = state[STACK_N + c]
         out[OBS_OFF[n, O_SB_ROWS] + c] = state[SB_ROW + c]
         out[OBS_OFF[n, O_MULTIPLIERS] + c] = multiplier(state, c)
-    out[OBS_OFF[n, O_PHASE] + state[PHASE]] = 1
-    out[OBS_OFF[n, O_DECL_NUM]] = clip8(state[DECL_NUM])
-    if state[PHASE] == PHASE_PLACE:
-        out[OBS_OFF[n, O_DECL_COL] + state[DECL_COL]] = 1
+    if not state[H_TERMINAL]:  # the pending decision: none once the game is over
+        out[OBS_OFF[n, O_PHASE] + state[PHASE]] = 1
+        out[OBS_OFF[n, O_DECL_NUM]] = state[DECL_NUM]
+        if state[PHASE] == PHASE_PLACE:
+            out[OBS_OFF[n, O_DECL_COL] + state[DECL_COL]] = 1
+        out[OBS_OFF[n, O_CURRENT] + rel_seat(state[H_CURRENT], player, n)] = 1
     out[OBS_OFF[n, O_END]] = state[END_TRIGGERED]
     out[OBS_OFF[n, O_ROUND_PLACED]] = state[ROUND_PLACED]
-    if not state[H_TERMINAL]:
-        out[OBS_OFF[n, O_CURRENT] + rel_seat(state[H_CURRENT], player, n)] = 1
+    turns = state[TURNS]  # at most n (25 n + 1) <= 404 (check_state): hundreds, then the rest
+    out[OBS_OFF[n, O_TURNS]] = turns // 100
+    out[OBS_OFF[n, O_TURNS] + 1] = turns % 100
     out[OBS_OFF[n, O_START] + rel_seat(state[START], player, n)] = 1
     o_kinds = OBS_OFF[n, O_KNOWN_KINDS]
-    o_next = OBS_OFF[n, O_KNOWN_NEXT]
+    o_order = OBS_OFF[n, O_KNOWN_ORDER]
     for c in range(NUM_COLOURS):  # the known bottom of each stack (public: it went under in a swap)
         base = STACK + TILES_PER_COLOUR * c
         known = state[STACK_KNOWN + c]
         for i in range(known):
             out[o_kinds + NUM_KINDS * c + state[base + i]] += 1
-        for j in range(min(known, DISPLAY_SIZE)):
-            out[o_next + NUM_KINDS * (DISPLAY_SIZE * c + j) + state[base + known - 1 - j]] = 1
+        # in the order they come out: j = 0 is the top of the known bottom (play keeps known <= 22)
+        for j in range(min(known, MAX_KNOWN)):
+            out[o_order + NUM_KINDS * (MAX_KNOWN * c + j) + state[base + known - 1 - j]] = 1
 
 
 @jit

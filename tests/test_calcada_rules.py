@@ -264,19 +264,24 @@ def test_swap_puts_the_display_under_its_stack_and_reveals_3_new():
 def test_the_known_bottom_of_a_stack_is_in_every_seats_observation():
     env = at([TWO_HOLES, EMPTY], carousel=STAIRS, bonus={0: 1}, declared=("red", 4),
              displays={"red": "rt rk ."})
-    lay, red = L.OBS[2], L.COLOURS.index("red")
-    kinds = slice(lay.offset("KNOWN_KINDS") + 6 * red, lay.offset("KNOWN_KINDS") + 6 * red + 6)
-    nxt = lay.offset("KNOWN_NEXT") + 18 * red
-    before = env.observe("player_1")["observation"]
-    assert not before[kinds].any() and not before[nxt : nxt + 18].any()
+    red = L.COLOURS.index("red")
+    params = GAME.make_params(2)
+
+    def views(agent):
+        return GAME.observation_views(env.observe(agent)["observation"], params)
+
+    before = views("player_1")
+    assert not before["KNOWN_KINDS"][red].any() and not before["KNOWN_ORDER"][red].any()
     play(env, "swap display red")  # the tram went under first (the bottom), then the kiosk on it
     tram, kiosk = L.KIND_NAMES.index("tram"), L.KIND_NAMES.index("kiosk")
     for agent in env.possible_agents:
-        obs = env.observe(agent)["observation"]
-        assert obs[kinds].tolist() == [1 if k in (tram, kiosk) else 0 for k in range(6)]
+        v = views(agent)
+        assert v["KNOWN_KINDS"][red].tolist() == [1 if k in (tram, kiosk) else 0 for k in range(6)]
         # the kiosk comes out first once the unknown tiles above it are gone, then the tram, then none
-        assert np.flatnonzero(obs[nxt : nxt + 18]).tolist() == [kiosk, 6 + tram]
-        assert obs[lay.offset("STACK_SIZES") + red] == env.to_dict(agent)["colours"]["red"]["stack_size"]
+        order = v["KNOWN_ORDER"][red]
+        assert [np.flatnonzero(row).tolist() for row in order[:3]] == [[kiosk], [tram], []]
+        assert not order[2:].any()
+        assert v["STACK_SIZES"][red] == env.to_dict(agent)["colours"]["red"]["stack_size"]
 
 
 def test_swap_needs_a_non_empty_stack():
