@@ -7,7 +7,7 @@ every field passed and every canal crossed, unless a cart or a barge helps), pro
 equipment at the market and raise six kinds of buildings that score at the end. The rules as
 implemented, with every ruling on an open case and every reconstructed value: `docs/rules/cultivo.md`.
 
-| Import             | `from cultivo_env import env` (or `pettingzoo.make("aec", "cultivo-v0")`)           |
+| Import             | `from cultivo_env import env` (or `pettingzoo.make("aec", "cultivo-v1")`)           |
 |--------------------|-----------------------------------------------------------------------------------|
 | Actions            | Discrete                                                                          |
 | Parallel API       | No                                                                                |
@@ -27,16 +27,60 @@ usual, after that many rounds (random play ends in about 40).
 
 ## Observation
 A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
-is not deciding). Seat blocks are seat-relative: `rel = (seat - me) mod n`, the observer first, so
-one policy plays every seat. **Goods are unlimited: every count of goods (held, or being paid) is
-clipped to 127** (the int8 range), and so are the rounds; no other entry exceeds 127. The face-down
-stack shows by its size only; which pieces are in it, or left the game at setup, is never shown.
-Offsets and the range of each block by player count (the field block repeats per field:
-`FIELDS + (6 + 2n + 4) f + k`; `GAME.obs_high_vector(params)` gives every entry's maximum).
-`env(obs_encoding="scaled")` divides every entry by its maximum: float32 in [0, 1]
-(`gamecore.encoding`); goods, being unlimited, are divided by 127.
+is not deciding). Everything in Cultivo is public except the face-down stack, so every seat sees the
+same facts, each from its own side: per-seat entries are seat-relative, `rel = (seat - me) mod n`
+(0 = the observer, then the seats after it in turn order), so one policy plays every seat. The
+face-down stack shows by its size only; which pieces are in it, or left the game at setup, is never
+shown.
+
+Blocks, their offset for each player count, their shape, range and meaning (generated from
+`cultivo_env.layout.OBS`; `GAME.obs_high_vector(params)` gives every entry's maximum). A shape
+`a x b` means entry `off + b * i + j` is `[i, j]` (C order; `a x b x c`: `off + b c i + c j + k`);
+`GAME.observation_views(obs, params)` returns every block as a named view in its shape (a batch's
+leading axes are kept). `env(obs_encoding="scaled")` divides every entry by its maximum: float32 in
+[0, 1] (`gamecore.encoding`).
 
 {OBS_TABLE}
+
+Orders. Fields `f = 5 * place + i`, `i = 0..4` along the place's Z (`cultivo_env.layout`: 30 / 40 /
+50 fields at 2 / 3 / 4 players, so the field blocks are 30 / 40 / 50 rows); colours c: red,
+orange, green, brown, blue, yellow (goods tomatoes, oranges, grapes, wood, olives, wheat);
+equipment types t: cart, stall, barge, tool, barrel, scales (piece `6 t + c`); buildings by colour:
+castle (red), manor (orange), tower (green), workshop (brown), monastery (blue), mill (yellow);
+market rows and columns: red, orange, green, brown, blue (slot `5 row + col`); phases and action
+kinds in the order of the `PHASE` and `ACT` rows above.
+
+Counts. Strides by player count n = 2 / 3 / 4: `FIELD_WORKER` and `FIELD_BUILDING` `n f + rel`
+(2 / 3 / 4), `FIELD_FLAGS` `6 f + k`, `FIELD_COLOUR` `6 f + c`, `GOODS` `18 rel + 3 c + k`,
+`EQUIPMENT` `36 rel + 6 t + c`, `BUILT` `6 rel + c`, `PAY_SEATS` `12 rel + 2 c + k`,
+`STALLS_DONE` `(8 + n) s + k` (10 / 11 / 12), `AMOUNT` `8 + n` entries (10 / 11 / 12). A count
+that can pass 127 is two entries, hundreds then the rest (`v = 100 [0] + [1]`): `GOODS` (goods are
+unlimited by the rules: above 12,799 of a colour its saturation flag `[rel, c, 2]` is 1 and the
+entries show 127, 99; nothing else is ever clipped), `ROUND` (at most `max_rounds` <= 10,000),
+`PAY_SUPPLY` and `PAY_SEATS` (a travel payment of a colour is below 200). `VP_TILES` is the sum of
+the values of the tiles a seat took (not their number).
+
+The action in progress. `PHASE` is the kind of the pending decision and `OWNER` the seat to move
+(the turn owner takes every decision of its turn; in setup the seat placing its starting worker):
+every seat sees both. Each choice made so far in the action is shown: the action (`ACT`); the
+target of a Place / Move (`FIELD_FLAGS` target); the worker chosen to move (mover); the travel's
+path in order (`PATH_STEP`: 1 the origin, 2 the next field, ...; the traveller stands on the
+largest, flag position) and each canal it crossed (flag canal on the field reached across it);
+during the `pay` decisions the passed fields (flag passed; their workers in `FIELD_WORKER` receive
+goods), the amount being decided (`AMOUNT`) and the amounts decided so far (`PAY_SUPPLY`,
+`PAY_SEATS`: a colour's total stands at the supply until what each player receives of it is
+decided); for a purchase the slot (`SLOT`) and the split (`SPLIT`); for a building its field (flag
+build); in the `stall` decisions the price being paid (`PAY_*`, before any stall), the stall
+deciding now (`STALL`) and what each of the payer's stalls decided before it replaces
+(`STALLS_DONE`). The refill choice's row and column are the emptied lines of `MARKET`.
+
+Terminal observation: once the game is over no decision is pending: `PHASE`, `ACT`, `OWNER`, the
+payment blocks (`PAY_*`, `AMOUNT`, `STALL`, `STALLS_DONE`, `SLOT`, `SPLIT`), the travel entries
+(`PATH_STEP`, `FIELD_FLAGS`) and `ACTIONS_LEFT` are all zero; everything else shows the final
+position (the map, goods, equipment, buildings, VP tiles, the market, `END`, `ROUND`, `START`).
+
+Left out of the observation (parts of `to_dict()` below that no entry shows), with the reason:
+{LEAVES_OUT}
 
 ## Actions
 A turn is 2 actions (plus one for the 10th worker and one for each barrel bought); each action is
@@ -104,6 +148,12 @@ which pieces left the game; `state(view="all")` is the same vector. Blocks:
 
 ## Version history
 * v0: first release.
+* v1: observation: the pending choices are shown (the worker chosen to move, the field chosen to
+  build on, the decisions of the stalls so far: `STALLS_DONE`), the travel's path in order
+  (`PATH_STEP`) with the canals it crossed; goods as hundreds, the rest and a saturation flag (were
+  clipped at 127), the rounds and the payment as hundreds and the rest; the field and seat blocks
+  split into named, shaped blocks (`FIELD_*`, `GOODS`, `EQUIPMENT`, `WORKERS`, `BUILT`,
+  `VP_TILES`; `GAME.observation_views`). {OBS_2} / {OBS_3} / {OBS_4} entries (was 910 / 1189 / 1508).
 """
 
 from __future__ import annotations
@@ -112,21 +162,7 @@ from cultivo_env import layout as L
 from cultivo_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
 from gamecore.global_state import describe
-from gamecore.layout import markdown_table, range_by_count
-
-
-def _obs_table() -> str:
-    counts = sorted(L.OBS)
-    first = L.OBS[counts[0]]
-    rows = []
-    for b in first.blocks:
-        sizes = " / ".join(str(L.OBS[n][b.name].size) for n in counts)
-        if len({L.OBS[n][b.name].size for n in counts}) == 1:
-            sizes = str(b.size)
-        rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes,
-                     range_by_count(L.OBS, b.name).replace("``", "`"), b.meaning))
-    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "", "observation length"))
-    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Range", "Meaning"), rows)
+from gamecore.layout import markdown_table, table_by_count
 
 
 def _action_table() -> str:
@@ -136,7 +172,7 @@ def _action_table() -> str:
 
 __doc__ = (
     (__doc__ or "")
-    .replace("{OBS_TABLE}", _obs_table())
+    .replace("{OBS_TABLE}", table_by_count(L.OBS, markdown=True))
     .replace("{ACTION_TABLE}", _action_table())
     .replace("{NUM_ACTIONS}", str(L.NUM_ACTIONS))
     .replace("{OBS_2}", str(L.obs_len(2)))
@@ -145,6 +181,7 @@ __doc__ = (
 )
 
 __doc__ = __doc__.replace("{GLOBAL_STATE}", describe(GAME))
+__doc__ = __doc__.replace("{LEAVES_OUT}", "\n".join(f"* `{k}`: {v}." for k, v in GAME.obs_leaves_out.items()))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

@@ -28,12 +28,17 @@ from gamecore.protocol import (
 
 class CultivoGame(GameSpec):
     name = "cultivo"
-    env_id = "cultivo-v0"
+    env_id = "cultivo-v1"
     kernels = rules
     min_players = 2
     max_players = 4
     option_defaults = {"start_player": 0, "random_villages": True, "max_rounds": L.DEFAULT_MAX_ROUNDS}
     phase_names = L.PHASE_NAMES
+    obs_pending_blocks = ("PHASE", "ACT", "OWNER")
+    obs_leaves_out = {
+        "decisions": "how many decisions were taken so far, a counter of the record that no rule uses (the "
+        "observation shows the rounds, the seat to move and the start seat, from which `turns` follows)",
+    }
     hidden_information = True  # the order of the face-down stack, and which pieces left the game
     # a random Cultivo game is hundreds of decisions, each with its payment searches: MCTS rollouts
     # stop after 8 and value the position by tanh(margin / 20 VP) (gamecore.mcts, "Rollout horizon")

@@ -436,65 +436,124 @@ ACTION_TABLE = (
 # =============================================================================================
 # Observation
 # =============================================================================================
-def obs_field_size(n: int) -> int:
-    return NUM_COLOURS + 2 * n + 4
+#: goods of one colour an observation shows: hundreds (at most 127), then the rest (``v // 100``,
+#: ``v % 100``); above this the seat's saturation flag for the colour is 1 and the entries show the cap
+GOODS_OBS_CAP = 127 * 100 + 99
+#: the field flags of ``FIELD_FLAGS``, in order
+FIELD_FLAG_NAMES = ("position", "target", "passed", "canal", "mover", "build")
+(FF_POSITION, FF_TARGET, FF_PASSED, FF_CANAL, FF_MOVER, FF_BUILD) = range(len(FIELD_FLAG_NAMES))
+NUM_FIELD_FLAGS = len(FIELD_FLAG_NAMES)
 
 
-OBS_SEAT = NUM_COLOURS + NUM_EQUIP + 1 + NUM_COLOURS + 1
+def stall_done_size(n: int) -> int:
+    """Entries per stall colour in ``STALLS_DONE``: decided, the colour replaced (6), the supply, the seats (n)."""
+    return 1 + NUM_COLOURS + 1 + n
+
+
+def amount_size(n: int) -> int:
+    """Entries of ``AMOUNT``: the kind (2), the colour (6), the receiving seat (n)."""
+    return 2 + NUM_COLOURS + n
 
 
 def _obs_layout(n: int) -> Layout:
     nf = int(NUM_FIELDS[n])
-    fs = obs_field_size(n)
+    sd = stall_done_size(n)
+    amax = MAX_AMOUNT - 1  # a travel payment's amount is an action value 0..MAX_AMOUNT - 1
     lay = Layout(f"observation, {n} players")
-    lay.add("FIELDS", fs * nf, f"``{fs} f + k``: field f's colour one-hot (k = 0..5), then the owner of its worker "
-            f"(``6 + rel``, n), of its building (``6 + n + rel``, n), then travel flags (``6 + 2n + j``): on the "
-            "path so far, the traveller's position, the target, passed by the travel being paid for", high=1)
-    lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} each) shows seat ``(me + rel) mod n``: goods by "
-            "colour (6, clipped to 127), equipment owned (36, piece 6 type + colour), workers on the map, colours "
-            "of its buildings (6), VP tiles taken",
-            high=np.tile(np.array([127] * NUM_COLOURS + [1] * NUM_EQUIP + [WORKERS] + [1] * NUM_COLOURS
-                                  + [sum(VP_TILES)]), n),
-            range_doc=f"goods 0..127 (unlimited: the kernel clips them at 127, the int8 range); equipment and "
-            f"buildings 0..1; workers 0..{WORKERS}; VP tiles 0..{sum(VP_TILES)} (all {len(VP_TILES)} tiles)")
-    lay.add("MARKET", MARKET_SLOTS * 2 * NUM_COLOURS, "``12 slot + k``: the piece's type one-hot (k = 0..5) and "
-            "colour one-hot (k = 6..11); all zero for an empty slot", high=1)
+    lay.add("FIELD_COLOUR", NUM_COLOURS * nf, "``[f, c]`` (entry ``6 f + c``): 1 when field f has colour c "
+            "(fields ``f = 5 place + i`` along each village's Z, see `cultivo_env.layout`; colours c in the order "
+            "red, orange, green, brown, blue, yellow)", high=1, shape=(nf, NUM_COLOURS))
+    lay.add("FIELD_WORKER", n * nf, "``[f, rel]`` (entry ``n f + rel``): 1 when a worker of seat ``rel`` stands "
+            "on field f (during a Move the moving worker stays on its field until the move is paid)", high=1,
+            shape=(nf, n))
+    lay.add("FIELD_BUILDING", n * nf, "``[f, rel]`` (entry ``n f + rel``): 1 when seat ``rel``'s building "
+            "stands on field f (its type is the field's colour: red castle, orange manor, green tower, brown "
+            "workshop, blue monastery, yellow mill)", high=1, shape=(nf, n))
+    lay.add("PATH_STEP", nf, "``[f]``: the travel's path in order: 0 when field f is not on the path so far, else "
+            "1 + its index on the path (1 = the origin, the field the travel starts from: the moving worker's field "
+            "for a Move, the chosen origin worker's for a Place; the largest value is the traveller's position)",
+            high=nf, range_doc="0..the number of fields, 30 / 40 / 50 at 2 / 3 / 4 players (a path visits each field "
+            "at most once)")
+    lay.add("FIELD_FLAGS", NUM_FIELD_FLAGS * nf, f"``[f, k]`` (entry ``{NUM_FIELD_FLAGS} f + k``), flags of field "
+            "f: k = 0 position (the travel's last field so far: where the traveller stands); 1 target (the "
+            "target field of a Place or Move, from its choice to the end of the action); 2 passed (during the "
+            "`pay` decisions: on the path, neither its first nor its last field: a field whose passing is paid "
+            "for); 3 canal (the path reached f across a canal: the field before f on the path lies in another "
+            "village; each is one canal crossed, paid 2 wheat or by a barge); 4 mover (during a Move: the worker "
+            "chosen in `move_worker` stands on f); 5 build (during a Build's `stall` decisions: the field chosen "
+            "in `build`)", high=1, shape=(nf, NUM_FIELD_FLAGS))
+    lay.add("GOODS", 3 * NUM_COLOURS * n, "``[rel, c, k]`` (entry ``18 rel + 3 c + k``): goods of colour c held "
+            "by seat ``rel``: k = 0 hundreds, k = 1 the rest (``v // 100``, ``v % 100``), k = 2 saturated (1 when "
+            f"v is above {GOODS_OBS_CAP}, the largest the two entries show; they then show 127, 99)",
+            high=np.tile([127, 99, 1], NUM_COLOURS * n),
+            range_doc=f"hundreds 0..127, rest 0..99, saturated 0..1 (goods are unlimited by the rules; shown "
+            f"exactly up to {GOODS_OBS_CAP}, beyond it the flag)", shape=(n, NUM_COLOURS, 3))
+    lay.add("EQUIPMENT", NUM_EQUIP * n, "``[rel, t, c]`` (entry ``36 rel + 6 t + c``): 1 when seat ``rel`` owns "
+            "the piece of type t and colour c (types t in the order cart, stall, barge, tool, barrel, scales)",
+            high=1, shape=(n, NUM_TYPES, NUM_COLOURS))
+    lay.add("WORKERS", n, "``[rel]``: workers seat ``rel`` has on the map (its next worker placed is this + 1)",
+            high=WORKERS, shape=(n,))
+    lay.add("BUILT", NUM_COLOURS * n, "``[rel, c]`` (entry ``6 rel + c``): 1 when seat ``rel`` has built its "
+            "building of colour c", high=1, shape=(n, NUM_COLOURS))
+    lay.add("VP_TILES", n, "``[rel]``: the sum of the values of the VP tiles seat ``rel`` took (a tile each for "
+            f"the first {len(VP_TILES)} buildings of the game, worth " + ", ".join(str(v) for v in VP_TILES) + ")",
+            high=sum(VP_TILES), shape=(n,),
+            range_doc=f"0..{sum(VP_TILES)} (all {len(VP_TILES)} tiles)")
+    lay.add("MARKET", MARKET_SLOTS * 2 * NUM_COLOURS, "``[row, col, 0, t]``: 1 when the piece in the slot has type "
+            "t; ``[row, col, 1, c]``: 1 when it has colour c (entry ``60 row + 12 col + 6 j + k``); all zero for an "
+            "empty slot. Rows (top to bottom) and columns (left to right) are labelled red, orange, green, brown, "
+            "blue", high=1, shape=(MARKET_W, MARKET_W, 2, NUM_COLOURS))
     lay.add("STACK_N", 1, "pieces in the face-down stack", high=MAX_STACK,
             range_doc=f"0..{MAX_STACK} (the stack holds " + " / ".join(str(STACK_SIZE[k]) for k in sorted(STACK_SIZE))
             + " pieces at 2 / 3 / 4 players)")
     lay.add("NEXT_VP", 1, "value of the next VP tile (0 once all 7 are taken)", high=max(VP_TILES))
-    lay.add("END", 2, "end triggered; last round", high=1)
-    lay.add("ACTIONS_LEFT", 1, "actions the turn owner still takes this turn, the current one included", high=4,
+    lay.add("END", 2, "[0] the end is triggered; [1] the last round is being played", high=1)
+    lay.add("ACTIONS_LEFT", 1, "actions the turn owner still takes this turn, the current one included (0 at the "
+            "end)", high=4,
             range_doc="0..4 (2 a turn, one more for the 10th worker and for each barrel bought; check_state's bound)")
-    lay.add("ROUND", 1, "rounds completed (clipped to 127)", high=127,
-            range_doc=f"0..127 (at most ``max_rounds``, {DEFAULT_MAX_ROUNDS} by default; the kernel clips it at 127, "
-            "the int8 range)")
-    lay.add("PHASE", NUM_PHASES, "one-hot: the kind of the pending decision", high=1)
-    lay.add("ACT", len(ACTION_KINDS), "one-hot: the action in progress", high=1)
-    lay.add("PAY_SUPPLY", NUM_COLOURS, "the payment so far: goods to the supply by colour (clipped to 127; during a "
-            "travel payment a colour's total stands here until what the players receive of it is decided)", high=127,
-            range_doc="0..127 (the kernel clips it at 127, the int8 range; a travel's payment of one colour stays "
-            f"below {MAX_AMOUNT})")
-    lay.add("PAY_SEATS", NUM_COLOURS * n, "``6 rel + c``: goods paid so far to seat rel (clipped to 127)", high=127,
-            range_doc="0..127 (clipped by the kernel, as PAY_SUPPLY)")
-    lay.add("AMOUNT", 2 + NUM_COLOURS + n, "the travel payment's amount being decided: kind one-hot (the payer's "
-            "total of a colour, what a player receives of it), the colour one-hot, the receiving seat (rel, one-hot)",
+    lay.add("ROUND", 2, "rounds completed: [0] hundreds, [1] the rest (``v // 100``, ``v % 100``)",
+            high=[10_000 // 100, 99], shape=(2,),
+            range_doc=f"hundreds 0..100, rest 0..99 (at most ``max_rounds``, 1..10000, {DEFAULT_MAX_ROUNDS} by "
+            "default; never clipped)")
+    lay.add("PHASE", NUM_PHASES, "one-hot: the kind of the pending decision, in the order " + ", ".join(PHASE_NAMES)
+            + " (all zero at the end)", high=1)
+    lay.add("ACT", len(ACTION_KINDS), "one-hot: the action in progress, in the order " + ", ".join(ACTION_KINDS)
+            + " (all zero between actions and at the end; `exchange` and `refill` show the action they follow)",
             high=1)
-    lay.add("STALL", NUM_COLOURS, "one-hot: the colour of the stall deciding now", high=1)
-    lay.add("SLOT", MARKET_SLOTS, "one-hot: the market slot being bought", high=1)
+    lay.add("PAY_SUPPLY", 2 * NUM_COLOURS, "``[c, k]`` (entry ``2 c + k``): goods of colour c the payment so far "
+            "sends to the supply, k = 0 hundreds, k = 1 the rest; during a travel payment a colour's total stands "
+            "here until what the players receive of it is decided; the stall choices are not applied here (see "
+            "STALLS_DONE)", high=np.tile([amax // 100, 99], NUM_COLOURS), shape=(NUM_COLOURS, 2),
+            range_doc=f"hundreds 0..{amax // 100}, rest 0..99 (a colour's payment is at most {amax}, the largest "
+            "amount a travel payment decision offers; never clipped)")
+    lay.add("PAY_SEATS", 2 * NUM_COLOURS * n, "``[rel, c, k]`` (entry ``12 rel + 2 c + k``): goods of colour c the "
+            "payment so far sends to seat ``rel``: k = 0 hundreds, k = 1 the rest (the payer's own row is 0)",
+            high=np.tile([amax // 100, 99], NUM_COLOURS * n), shape=(n, NUM_COLOURS, 2),
+            range_doc=f"hundreds 0..{amax // 100}, rest 0..99 (as PAY_SUPPLY)")
+    lay.add("AMOUNT", amount_size(n), "the travel payment's amount being decided (`pay`; zero otherwise): [0] 1 "
+            "when it is the payer's total of a colour, [1] 1 when it is what one other player receives of it; "
+            "[2 + c] the colour c one-hot; [8 + rel] the receiving seat ``rel`` one-hot (only with [1])", high=1)
+    lay.add("STALL", NUM_COLOURS, "one-hot: the colour of the payer's market stall deciding now (`stall`)", high=1)
+    lay.add("STALLS_DONE", NUM_COLOURS * sd, "``[s, k]`` (entry ``(8 + n) s + k``): the decision of the payer's "
+            "stall of colour s so far in this stall stage (all zero until it is decided): k = 0 decided; k = 1 + x "
+            "1 when it replaces a paid good of colour x (none: it replaces nothing); k = 7 that good was paid to "
+            "the supply, k = 8 + rel to seat ``rel`` (rows of colours the payer has no stall of, or whose stall has "
+            "not decided yet, are 0)", high=1, shape=(NUM_COLOURS, sd))
+    lay.add("SLOT", MARKET_SLOTS, "one-hot: the market slot being bought, ``5 row + col``", high=1)
     lay.add("SPLIT", 1, "goods of the row's colour chosen for the purchase (0 before)", high=MAX_SPLIT,
             range_doc=f"0..{MAX_SPLIT} (a piece costs at most {max(EQUIP_COST)} goods)")
-    lay.add("OWNER", n, "one-hot: the turn owner, relative (the decider is always the turn owner)", high=1)
+    lay.add("OWNER", n, "one-hot: the seat to move, relative (the turn owner: it takes every decision of its "
+            "turn; during setup the seat placing its starting worker); all zero at the end", high=1)
     lay.add("START", n, "one-hot: the start seat, relative", high=1)
     return lay
 
 
 OBS = per_count(_obs_layout, range(2, MAX_PLAYERS + 1))
-OBS_BLOCKS = ("FIELDS", "SEATS", "MARKET", "STACK_N", "NEXT_VP", "END", "ACTIONS_LEFT", "ROUND", "PHASE", "ACT",
-              "PAY_SUPPLY", "PAY_SEATS", "AMOUNT", "STALL", "SLOT", "SPLIT", "OWNER", "START")
+OBS_BLOCKS = tuple(OBS[2].names())
 OBS_OFF = offsets_table(OBS, OBS_BLOCKS)
-(O_FIELDS, O_SEATS, O_MARKET, O_STACK_N, O_NEXT_VP, O_END, O_ACTIONS_LEFT, O_ROUND, O_PHASE, O_ACT, O_PAY_SUPPLY,
- O_PAY_SEATS, O_AMOUNT, O_STALL, O_SLOT, O_SPLIT, O_OWNER, O_START) = range(len(OBS_BLOCKS))
+(O_FIELD_COLOUR, O_FIELD_WORKER, O_FIELD_BUILDING, O_PATH_STEP, O_FIELD_FLAGS, O_GOODS, O_EQUIPMENT, O_WORKERS,
+ O_BUILT, O_VP_TILES, O_MARKET, O_STACK_N, O_NEXT_VP, O_END, O_ACTIONS_LEFT, O_ROUND, O_PHASE, O_ACT, O_PAY_SUPPLY,
+ O_PAY_SEATS, O_AMOUNT, O_STALL, O_STALLS_DONE, O_SLOT, O_SPLIT, O_OWNER, O_START) = range(len(OBS_BLOCKS))
 OBS_HIGH = 127
 
 

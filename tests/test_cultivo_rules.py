@@ -877,21 +877,21 @@ def test_to_dict_shows_the_stack_only_to_the_all_seeing_view():
     assert "stack_top_first" in GAME.to_dict(env.state_array, VIEW_ALL)
 
 
-def test_observation_clips_goods_at_127():
+def test_observation_shows_goods_as_hundreds_and_the_rest():
     env = at(workers=GRAY, goods={0: "r500 y3"})
     obs = env.observe("player_0")["observation"]
-    off = L.OBS_OFF[2]
-    assert obs[off[L.O_SEATS] + 0] == 127 and obs[off[L.O_SEATS] + 5] == 3
+    goods = GAME.observation_views(obs, GAME.make_params(2))["GOODS"]
+    assert goods[0, L.RED].tolist() == [5, 0, 0] and goods[0, L.YELLOW].tolist() == [0, 3, 0]
     assert obs.max() <= 127 and obs.min() >= 0
 
 
 def test_observation_is_seat_relative():
     env = at(workers=GRAY, goods={0: "r1", 1: "g2"})
-    off = L.OBS_OFF[2]
-    o0 = env.observe("player_0")["observation"]
-    o1 = env.observe("player_1")["observation"]
-    assert o0[off[L.O_SEATS] + 0] == 1 and o1[off[L.O_SEATS] + L.OBS_SEAT + 0] == 1
-    assert o1[off[L.O_SEATS] + 2] == 2
+    params = GAME.make_params(2)
+    g0 = GAME.observation_views(env.observe("player_0")["observation"], params)["GOODS"]
+    g1 = GAME.observation_views(env.observe("player_1")["observation"], params)["GOODS"]
+    assert g0[0, L.RED, 1] == 1 and g1[1, L.RED, 1] == 1
+    assert g1[0, L.GREEN, 1] == 2 and g0[1, L.GREEN, 1] == 2
 
 
 def test_field_names_round_trip_and_actions_invert():

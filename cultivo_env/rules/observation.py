@@ -10,41 +10,60 @@ from cultivo_env.layout import (
     ACT,
     ACTIONS_LEFT,
     AGG,
+    BUILD_FIELD,
     BUILDING,
     BUILDINGS_TOTAL,
     BUILT,
     END_TRIGGERED,
     EQUIP_LOC,
+    FF_BUILD,
+    FF_CANAL,
+    FF_MOVER,
+    FF_PASSED,
+    FF_POSITION,
+    FF_TARGET,
     FIELD_COLOUR,
+    FIELDS_PER_VILLAGE,
     FINAL_ROUND,
+    GOODS_OBS_CAP,
     LOC_OUT,
     LOC_OWNED,
     LOC_STACK,
     MARKET,
     MARKET_SLOTS,
+    MOVER,
     NUM_COLOURS,
     NUM_EQUIP,
+    NUM_FIELD_FLAGS,
     NUM_FIELDS,
     O_ACT,
     O_ACTIONS_LEFT,
     O_AMOUNT,
+    O_BUILT,
     O_END,
-    O_FIELDS,
+    O_EQUIPMENT,
+    O_FIELD_BUILDING,
+    O_FIELD_COLOUR,
+    O_FIELD_FLAGS,
+    O_FIELD_WORKER,
+    O_GOODS,
     O_MARKET,
     O_NEXT_VP,
     O_OWNER,
+    O_PATH_STEP,
     O_PAY_SEATS,
     O_PAY_SUPPLY,
     O_PHASE,
     O_ROUND,
-    O_SEATS,
     O_SLOT,
     O_SPLIT,
     O_STACK_N,
     O_STALL,
+    O_STALLS_DONE,
     O_START,
+    O_VP_TILES,
+    O_WORKERS,
     OBS_OFF,
-    OBS_SEAT,
     PATH,
     PATH_N,
     PAY_I,
@@ -55,18 +74,18 @@ from cultivo_env.layout import (
     SPLIT,
     STACK,
     STACK_N,
+    STALL,
+    STALL_CHOICE,
     STALL_K,
     START,
     SUPPLY,
     TARGET,
-    VISITED,
     VP_TILE_ARR,
     VP_TILES_S,
     WORKER,
     WORKERS_ON_MAP,
 )
 from cultivo_env.rules.accessors import goods
-from cultivo_env.rules.market import own_stalls
 from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.jit import jit
 from gamecore.kernels import clip8
@@ -77,48 +96,68 @@ from gamecore.rng import rng_seed, rng_shuffle
 # Observation
 # =============================================================================================
 @jit
+def put_hundreds(out: np.ndarray, at: int, v: int) -> None:
+    """``v`` (0 <= v <= 12799) as two entries: ``v // 100``, then ``v % 100`` (the house convention)."""
+    out[at] = v // 100
+    out[at + 1] = v % 100
+
+
+@jit
 def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     """Flat int8 vector laid out as ``layout.OBS[n]`` (seat-relative: ``rel = (seat - player) mod
-    n``). Goods are unlimited: counts are clipped to 127. The stack shows by size only; which pieces
-    are in it or out of the game is never shown."""
+    n``; the env docstring decodes every entry). Counts that can pass 127 are shown as hundreds and
+    the rest; goods, unlimited, also by a saturation flag above 12,799 (the only clipping). The
+    stack shows by size only; which pieces are in it or out of the game is never shown. At the end
+    the pending decision (PHASE, ACT, the payment blocks, OWNER) is all zero."""
     n = state[H_NPLAYERS]
     off = OBS_OFF[n]
     out[:] = 0
     nf = NUM_FIELDS[n]
-    fs = NUM_COLOURS + 2 * n + 4
     ph = state[H_PHASE]
-    paying = not state[H_TERMINAL] and ph == PH_PAY
-    cur = state[PATH + state[PATH_N] - 1] if state[PATH_N] > 0 else -1
+    live = not state[H_TERMINAL]
+    paying = live and ph == PH_PAY
+    pn = state[PATH_N]
     for f in range(nf):
-        base = off[O_FIELDS] + fs * f
-        out[base + state[FIELD_COLOUR + f]] = 1
+        out[off[O_FIELD_COLOUR] + NUM_COLOURS * f + state[FIELD_COLOUR + f]] = 1
         w = state[WORKER + f]
         if w:
-            out[base + NUM_COLOURS + (w - 1 - player + n) % n] = 1
+            out[off[O_FIELD_WORKER] + n * f + (w - 1 - player + n) % n] = 1
         b = state[BUILDING + f]
         if b:
-            out[base + NUM_COLOURS + n + (b - 1 - player + n) % n] = 1
-        t = base + NUM_COLOURS + 2 * n
-        if (state[VISITED] >> np.int64(f)) & np.int64(1):
-            out[t] = 1
-        if f == cur:
-            out[t + 1] = 1
-        if f == state[TARGET]:
-            out[t + 2] = 1
-        if paying and f != cur and (state[VISITED] >> np.int64(f)) & np.int64(1) and f != state[PATH]:
-            out[t + 3] = 1
+            out[off[O_FIELD_BUILDING] + n * f + (b - 1 - player + n) % n] = 1
+    ff = off[O_FIELD_FLAGS]
+    for i in range(pn):
+        f = state[PATH + i]
+        out[off[O_PATH_STEP] + f] = i + 1
+        if i > 0 and f // FIELDS_PER_VILLAGE != state[PATH + i - 1] // FIELDS_PER_VILLAGE:
+            out[ff + NUM_FIELD_FLAGS * f + FF_CANAL] = 1
+        if paying and 0 < i < pn - 1:
+            out[ff + NUM_FIELD_FLAGS * f + FF_PASSED] = 1
+    if pn > 0:
+        out[ff + NUM_FIELD_FLAGS * state[PATH + pn - 1] + FF_POSITION] = 1
+    if state[TARGET] >= 0:
+        out[ff + NUM_FIELD_FLAGS * state[TARGET] + FF_TARGET] = 1
+    if state[MOVER] >= 0:
+        out[ff + NUM_FIELD_FLAGS * state[MOVER] + FF_MOVER] = 1
+    if state[BUILD_FIELD] >= 0:
+        out[ff + NUM_FIELD_FLAGS * state[BUILD_FIELD] + FF_BUILD] = 1
     for q in range(n):
         rel = (q - player + n) % n
-        base = off[O_SEATS] + OBS_SEAT * rel
         for c in range(NUM_COLOURS):
-            out[base + c] = clip8(goods(state, q, c))
+            v = goods(state, q, c)
+            at = off[O_GOODS] + 3 * NUM_COLOURS * rel + 3 * c
+            if v > GOODS_OBS_CAP:
+                put_hundreds(out, at, GOODS_OBS_CAP)
+                out[at + 2] = 1
+            else:
+                put_hundreds(out, at, v)
         for e in range(NUM_EQUIP):
             if state[EQUIP_LOC + e] == LOC_OWNED + q:
-                out[base + NUM_COLOURS + e] = 1
-        out[base + NUM_COLOURS + NUM_EQUIP] = state[WORKERS_ON_MAP + q]
+                out[off[O_EQUIPMENT] + NUM_EQUIP * rel + e] = 1
+        out[off[O_WORKERS] + rel] = state[WORKERS_ON_MAP + q]
         for c in range(NUM_COLOURS):
-            out[base + NUM_COLOURS + NUM_EQUIP + 1 + c] = (state[BUILT + q] >> c) & 1
-        out[base + NUM_COLOURS + NUM_EQUIP + 1 + NUM_COLOURS] = clip8(state[VP_TILES_S + q])
+            out[off[O_BUILT] + NUM_COLOURS * rel + c] = (state[BUILT + q] >> c) & 1
+        out[off[O_VP_TILES] + rel] = clip8(state[VP_TILES_S + q])
     for s in range(MARKET_SLOTS):
         v = state[MARKET + s]
         if v:
@@ -131,17 +170,18 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
     out[off[O_END]] = state[END_TRIGGERED]
     out[off[O_END] + 1] = state[FINAL_ROUND]
     out[off[O_ACTIONS_LEFT]] = clip8(state[ACTIONS_LEFT])
-    out[off[O_ROUND]] = clip8(state[ROUND])
-    if not state[H_TERMINAL]:
+    put_hundreds(out, off[O_ROUND], state[ROUND])
+    if live:
+        p = state[H_CURRENT]
         out[off[O_PHASE] + ph] = 1
         if state[ACT] >= 0:
             out[off[O_ACT] + state[ACT]] = 1
         for c in range(NUM_COLOURS):
-            out[off[O_PAY_SUPPLY] + c] = clip8(state[AGG + NUM_COLOURS * SUPPLY + c])
+            put_hundreds(out, off[O_PAY_SUPPLY] + 2 * c, state[AGG + NUM_COLOURS * SUPPLY + c])
         for q in range(n):
             rel = (q - player + n) % n
             for c in range(NUM_COLOURS):
-                out[off[O_PAY_SEATS] + NUM_COLOURS * rel + c] = clip8(state[AGG + NUM_COLOURS * q + c])
+                put_hundreds(out, off[O_PAY_SEATS] + 2 * NUM_COLOURS * rel + 2 * c, state[AGG + NUM_COLOURS * q + c])
         if ph == PH_PAY:
             k = state[PAY_I]
             j = k % n
@@ -149,11 +189,27 @@ def observe(state: np.ndarray, player: int, out: np.ndarray) -> None:
             out[ob + (1 if j > 0 else 0)] = 1
             out[ob + 2 + k // n] = 1
             if j > 0:
-                out[ob + 2 + NUM_COLOURS + (state[H_CURRENT] + j - player + n) % n] = 1
+                out[ob + 2 + NUM_COLOURS + (p + j - player + n) % n] = 1
         if ph == PH_STALL:
-            stalls, nst = own_stalls(state, state[H_CURRENT])
-            if state[STALL_K] < nst:
-                out[off[O_STALL] + stalls[state[STALL_K]]] = 1
+            sd = 2 + NUM_COLOURS + n  # entries per stall colour in STALLS_DONE
+            i = 0  # the payer's stalls in colour order: the i-th decides i-th
+            for s in range(NUM_COLOURS):
+                if state[EQUIP_LOC + NUM_COLOURS * STALL + s] != LOC_OWNED + p:
+                    continue
+                if i == state[STALL_K]:
+                    out[off[O_STALL] + s] = 1
+                elif i < state[STALL_K]:
+                    at = off[O_STALLS_DONE] + sd * s
+                    out[at] = 1
+                    code = state[STALL_CHOICE + i]
+                    if code > 0:
+                        rr = (code - 1) // NUM_COLOURS
+                        out[at + 1 + (code - 1) % NUM_COLOURS] = 1
+                        if rr == 0:
+                            out[at + 1 + NUM_COLOURS] = 1
+                        else:
+                            out[at + 2 + NUM_COLOURS + (p + rr - player + n) % n] = 1
+                i += 1
         if state[SLOT] >= 0:
             out[off[O_SLOT] + state[SLOT]] = 1
         out[off[O_SPLIT]] = state[SPLIT]
