@@ -9,7 +9,7 @@ to the city council and triggers a scoring. Hidden information: action cards in 
 is public), the kept scoring card, the deck order. Rules as implemented, with every ruling on an
 ambiguous case and every reconstructed value: `docs/rules/calimala.md`.
 
-| Import             | `from calimala_env import env` (or `pettingzoo.make("aec", "calimala-v0")`)   |
+| Import             | `from calimala_env import env` (or `pettingzoo.make("aec", "calimala-v1")`)   |
 |--------------------|-------------------------------------------------------------------------------|
 | Actions            | Discrete                                                                      |
 | Parallel API       | No                                                                            |
@@ -39,17 +39,56 @@ placing player while the decider (`agent_selection`) moves to the owners of the 
 decision with a single legal option is applied automatically.
 
 ## Observation
-A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; zero for agents not
-deciding). Seat blocks are seat-relative: block `rel` is seat `(me + rel) mod n`, so the observer's
-own mat comes first and one policy can play every seat. Other seats' hands appear only as a count
-and the cards every seat knows they hold (start cards taken face up, not yet played); their scoring
-cards and the deck order never appear. The decision kind is the one-hot `PHASE` block, the turn
-owner `OWNER`, the decider `CURRENT`. Offsets and the range of every block per player count
-(`GAME.obs_high_vector(params)` gives every entry's maximum; the kernel clips the VP and the hand
-count at 127, the int8 range, which the hand count cannot reach). `env(obs_encoding="scaled")`
-divides every entry by its maximum: float32 in [0, 1] (`gamecore.encoding`):
+A dict: `observation` (int8, flat) and `action_mask` (int8, 1 = legal; all zero for an agent that
+is not deciding). Seat blocks are seat-relative: row `rel` of a per-seat block (and a `rel` index
+of an owner one-hot) is seat `(me + rel) mod n`, so the observer's own mat comes first and one
+policy can play every seat. Other seats' hands appear only as a count and the cards every seat
+knows they hold (the start card each took face up in setup, until it plays a card of that action);
+their dealt and kept scoring cards and the deck order never appear. Every seat sees who decides
+and what: the kind of decision is the one-hot `PHASE`, the turn owner `OWNER`, the decider
+`CURRENT`, the action being carried out `EXEC` (with `EXEC_CARD` and `EXEC_USED`, the decider's
+choices so far within it), the activations of the turn `ACT` and what is still pending `PENDING`.
+
+Orders used throughout: actions (and action cards) 0..8 = Wood, Brick, Marble, Weave, Ship,
+Build, Artwork, Transport, Contribute; resources wood, brick, marble; cities Barcelona, Lisbon,
+London (ports), Troyes, Bruges, Hamburg (trade cities, in that order wherever a block has 3 trade
+city entries); churches Santa Maria del Fiore, San Miniato, Santa Croce, then Palazzo Vecchio (the
+council) where a block covers the 4 buildings; scoring cards 0..9 and scoring tiles 0..14 as the
+table names them; cells row by row a1 b1 c1 a2 b2 c2 a3 b3 c3; streets 0..11 as in the table
+(horizontal ones first); decision kinds 0..9 = `phase_names`.
+
+Offsets, shapes (C order: `12 x 4 x 7` means entry `[s, i, k]` is at offset `28 s + 7 i + k`
+from the block's start) and the range of each block for each player count, generated from
+`calimala_env.layout.OBS`; `GAME.obs_high_vector(params)` gives every entry's maximum and
+`GAME.observation_views(obs, params)` hands back each block by name in its shape. Every range is
+a bound the rules prove, so no entry clips in play: the VP are at most 65 / 70 / 70 at 3 / 4 / 5
+players (3 from each of the 15 council tiles, 5 from each final card: a seat's share of a scoring
+never exceeds the first place's points), the hand at most 45 cards. Only a position built by hand
+that play cannot reach (`set_state` checks slots, not reachability) can hold more VP; the kernel
+clips the VP and the hand count at 127, the int8 range, which play never reaches. `env(obs_encoding="scaled")` divides
+every entry by its maximum: float32 in [0, 1] (`gamecore.encoding`):
 
 {OBS_TABLE}
+
+Terminal observation (house convention): once the game is over no decision is pending, so
+`PHASE`, `OWNER` and `CURRENT` are all zero, and so are the turn blocks (`SPACE`, `PENDING`,
+`ACT`, `OBLIG`, `EXEC`, `EXEC_CARD`, `EXEC_USED`); everything else shows the final position (the
+mats with the final VP after the final scoring cards, the board, the council with every seat
+scored, `START`, `END`).
+
+Left out of the observation (parts of `to_dict()` below that no entry shows), with the reason:
+{LEAVES_OUT}
+
+Everything else in `to_dict(viewer=seat)` is shown or follows from what is: `turns` (the seats'
+`placed` summed, less 1 during a turn: from the first activation to the promote decision),
+`terminal` and `done_players` (all seats end together) from `PHASE` being all zero,
+`coloured_discs_out` (the coloured discs of the player count less those in reserve, on the
+streets and on council seats), `white_discs_out` (likewise for all the white discs together),
+`seat_order` from `SEAT_OWNER`, `scored` and `next_seat` from `NEXT_SEAT`, the free slots from
+each building's and city's slots less the seats' cubes there, an activation's `times` (twice for
+the placed disc if the top disc of `SPACE`'s street is white, else once), `placer_duty_open` from
+`OBLIG`, the street actions from `LAYOUT`. The seat's own `dealt_scoring_cards` are a set
+(`MY_DEALT`): their listing order in `to_dict` is the deal's, which has no meaning in the rules.
 
 ## Actions
 | Range | Meaning | String |
@@ -102,6 +141,10 @@ every seat s, for a critic given privileged information; still no deck order. Bl
 
 ## Version history
 * v0: first release.
+* v1: observation: the VP entries' maximum is the bound the rules prove, 65 / 70 / 70 at 3 / 4 / 5 players
+  (was 127; the int8 entries are unchanged, `obs_encoding="scaled"` now divides VP by that bound);
+  every block's shape, order and flags documented (`GAME.observation_views`), the terminal
+  observation and what the observation leaves out stated.
 """
 
 from __future__ import annotations
@@ -110,21 +153,7 @@ from calimala_env import layout as L
 from calimala_env.game import GAME
 from gamecore.aec import BaseRawEnv, make_env_factory
 from gamecore.global_state import describe
-from gamecore.layout import markdown_table, range_by_count
-
-
-def _obs_table() -> str:
-    counts = sorted(L.OBS)
-    rows = []
-    for b in L.OBS[counts[0]].blocks:
-        sizes = " / ".join(str(L.OBS[n][b.name].size) for n in counts)
-        if len({L.OBS[n][b.name].size for n in counts}) == 1:
-            sizes = str(b.size)
-        rows.append((f"`{b.name}`", *[str(L.OBS[n].offset(b.name)) for n in counts], sizes,
-                     range_by_count(L.OBS, b.name).replace("|", "/"), b.meaning.replace("|", "/").replace("``", "`")))
-    rows.append(("total", *[str(L.OBS[n].size) for n in counts], "", "", "observation length"))
-    return markdown_table(("Block", *[f"{n}p" for n in counts], "Size", "Range", "Meaning"), rows)
-
+from gamecore.layout import table_by_count
 
 _EXAMPLES = {
     "KEEP": '"keep scoring card Lisbon"',
@@ -155,11 +184,12 @@ __doc__ = (
     (__doc__ or "")
     .replace("{NUM_ACTIONS}", str(L.NUM_ACTIONS))
     .replace("{OBS_SHAPES}", ", ".join(f"({L.obs_len(n)},) {n}p" for n in sorted(L.OBS)))
-    .replace("{OBS_TABLE}", _obs_table())
+    .replace("{OBS_TABLE}", table_by_count(L.OBS, markdown=True))
     .replace("{ACTION_TABLE}", _action_table())
 )
 
 __doc__ = __doc__.replace("{GLOBAL_STATE}", describe(GAME))
+__doc__ = __doc__.replace("{LEAVES_OUT}", "\n".join(f"* `{k}`: {v}." for k, v in GAME.obs_leaves_out.items()))
 
 
 class raw_env(BaseRawEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)

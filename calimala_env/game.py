@@ -60,7 +60,7 @@ def layout_from_option(value: Any) -> list[int] | None:
 
 class CalimalaGame(GameSpec):
     name = "calimala"
-    env_id = "calimala-v0"
+    env_id = "calimala-v1"
     kernels = rules
     min_players = L.MIN_PLAYERS
     max_players = L.MAX_PLAYERS
@@ -69,6 +69,16 @@ class CalimalaGame(GameSpec):
     hidden_information = True  # hands, kept scoring cards, deck order, unused scoring cards
     #: the observer's hand, the scoring cards dealt to it, the one it kept (global state: gamecore.global_state)
     private_obs_blocks = ("MY_HAND", "MY_DEALT", "MY_KEPT")
+    #: the kind of decision, the turn owner and the decider: all zero once the game is over
+    obs_pending_blocks = ("PHASE", "OWNER", "CURRENT")
+    obs_leaves_out = {
+        "decisions": "a count of the decisions applied, kept for replays and tools: the rules give it no role "
+                     "(the count of turns played, `turns`, follows from the observation: the seats' `placed` "
+                     "summed, less 1 while a turn runs)",
+        "players.kept_scoring_card": "the other seats' kept scoring cards, which `to_dict` reveals once the game "
+                                     "is over: no decision is left that could use them and their points are in "
+                                     "the final VP (the observer's own kept card is `MY_KEPT` throughout)",
+    }
 
     def _pack_params(self, num_players: int, options: dict[str, Any]) -> np.ndarray:
         start = options["start_player"]

@@ -257,7 +257,8 @@ OBLIG = ST.add("OBLIG", 1, "1 while the placing player has not yet carried out o
 EXEC_KIND = ST.add("EXEC_KIND", 1, "action being carried out in a ship / transport / build / artwork / "
                    "contribute decision")
 EXEC_CARD = ST.add("EXEC_CARD", 1, "1 if that action comes from a played card, 0 from the street")
-EXEC_USED = ST.add("EXEC_USED", 1, "ship: ships used so far; transport: bit t set once trade city t was served")
+EXEC_USED = ST.add("EXEC_USED", 1, "ship: ships used so far; transport: bit t set once trade city t was served; "
+                   "promote: 1 + 3 street + depth of the chosen disc, set and used within one decision")
 TURNS = ST.add("TURNS", 1, "turns finished so far")
 STATE_LEN = ST.size
 
@@ -298,23 +299,36 @@ BUILD_HOUSE = 2
 # =============================================================================================
 # Observation (flat int8; seat blocks are seat-relative, the observer's first)
 # =============================================================================================
+_ACTION_ORDER = ", ".join(f"{t} {name}" for t, name in enumerate(ACTION_NAMES))
+_SCORING_CARD_ORDER = ", ".join(f"{c} {name}" for c, name in enumerate(SCORING_CARD_NAMES))
+_TILE_ORDER = ", ".join(f"{c} {name}" for c, name in enumerate(TILE_NAMES))
+_CELL_ORDER = " ".join(CELL_NAMES)
+_STREET_ORDER = ", ".join(f"{s} {name}" for s, name in enumerate(STREET_NAMES))
+_PHASE_ORDER = ", ".join(f"{k} {name}" for k, name in enumerate(PHASE_NAMES))
+_START_ORDER = ", ".join(ACTION_NAMES[t] for t in START_CARDS)
+
 SEAT_FIELDS = (
-    ("wh", NUM_RES, "warehouse cubes wood, brick, marble"),
-    ("cloth", MAX_WORKSHOPS, "cloth in workshops 1..3"),
+    ("wh", NUM_RES, "warehouse cubes: wood, brick, marble"),
+    ("cloth", MAX_WORKSHOPS, "cloth in workshop 1 (printed), 2, 3 (tiles, in the order built; 0 while not built)"),
     ("workshops", 1, "workshops built (1..3)"),
     ("ships", 1, "ships built"),
-    ("houses", NUM_TRADE, "1 per trade city (Troyes, Bruges, Hamburg) with a trade house"),
+    ("houses", NUM_TRADE, "1 per trade city (Troyes, Bruges, Hamburg) where the seat has a trade house"),
     ("reserve", 1, "cubes in reserve"),
     ("coloured", 1, "coloured discs in reserve"),
     ("white", 1, "white discs in reserve"),
-    ("placed", 1, "discs placed"),
-    ("hand_count", 1, "cards in hand (public)"),
-    ("known", NUM_TYPES, "cards of each type every seat knows this seat holds"),
+    ("placed", 1, "discs placed so far (one per turn the seat has played)"),
+    ("hand_count", 1, "action cards in hand (public)"),
+    ("known", NUM_TYPES, "by action (the action order): of the cards in this seat's hand, how many every seat knows "
+     "it holds: the start card it took face up during setup (one of " + _START_ORDER + "), until it plays a card "
+     "of that action (a known card is played first). At most one 1 per seat; cards drawn are never known. For "
+     "the observer its own full hand is MY_HAND"),
     ("vp", 1, "victory points"),
-    ("seats", 1, "council seats"),
-    ("cities", NUM_CITIES, "cloth delivered to each city"),
-    ("contrib", NUM_CHURCHES * NUM_RES, "``3 b + r``: cubes of resource r contributed to church b"),
-    ("art", NUM_BUILDINGS, "artworks on each building"),
+    ("seats", 1, "council seats held"),
+    ("cities", NUM_CITIES, "cloth delivered to each city (Barcelona, Lisbon, London, Troyes, Bruges, Hamburg)"),
+    ("contrib", NUM_CHURCHES * NUM_RES, "``3 b + r``: cubes of resource r (wood, brick, marble) contributed to "
+     "church b (Santa Maria del Fiore, San Miniato, Santa Croce)"),
+    ("art", NUM_BUILDINGS, "artworks on each building (Santa Maria del Fiore, San Miniato, Santa Croce, "
+     "Palazzo Vecchio = the council)"),
 )
 SEAT_OFF = {}
 _o = 0
@@ -327,8 +341,19 @@ OBS_SEAT = _o
 OBS_DISC = 2 + MAX_PLAYERS  # per stack position: occupied, white, owner one-hot (relative, 5)
 
 
+def max_vp(n: int) -> int:
+    """The most VP a seat can have at ``n`` players, from the rules: VP come only from scorings
+    (:func:`rules.award`), in which a seat's share is never more than the first place's points
+    (tied seats split the points of the places they occupy, rounded down); the 15 council tiles
+    are scored once each (3 for the first place) and the final cards once at the end (5 for the
+    first place): each seat's kept card plus, with 3 or 4 players, the face-up card. So
+    ``15 x 3 + 5 x (n + face-up cards)``: 65 / 70 / 70 at 3 / 4 / 5 players, reached by a seat that
+    comes first alone in every scoring. Under 127: the int8 entry never saturates."""
+    return NUM_TILES * COUNCIL_POINTS[0] + FINAL_POINTS[0] * (n + SCORING_DEAL[n][1])
+
+
 def _seat_block_doc() -> str:
-    return "; ".join(f"``+{SEAT_OFF[name]}`` {meaning}" for name, _s, meaning in SEAT_FIELDS)
+    return "; ".join(f"``+{SEAT_OFF[name]}`` {name}: {meaning}" for name, _s, meaning in SEAT_FIELDS)
 
 
 def seat_field_high(n: int) -> dict[str, np.ndarray]:
@@ -336,8 +361,8 @@ def seat_field_high(n: int) -> dict[str, np.ndarray]:
     the warehouse and workshop caps, 3 workshops / ships, 40 cubes, the discs (a seat takes into its
     reserve the white discs its placements push off, each for one of its coloured discs: at most
     every white disc of the game in reserve, and ``2 * coloured + white`` placements), the 45 cards,
-    one known card per start card, the 15 council seats, 12 delivery slots per city, and each
-    church's and building's slots. VP are clipped to 127 by the kernel (the int8 range)."""
+    one known card per start card, the VP bound :func:`max_vp`, the 15 council seats, 12 delivery
+    slots per city, and each church's and building's slots."""
     coloured, white = DISCS[n]
     one = np.ones(1, dtype=np.int64)
     return {
@@ -352,7 +377,7 @@ def seat_field_high(n: int) -> dict[str, np.ndarray]:
         "placed": one * (2 * coloured + white),
         "hand_count": one * NUM_CARDS,
         "known": np.ones(NUM_TYPES, dtype=np.int64),
-        "vp": one * 127,
+        "vp": one * max_vp(n),
         "seats": one * NUM_SEATS,
         "cities": np.full(NUM_CITIES, CITY_SLOTS),
         "contrib": np.array(CHURCH_SLOT_TABLE, dtype=np.int64).reshape(-1),  # 3 b + r
@@ -377,7 +402,9 @@ def _seat_range_doc() -> str:
         elif name == "art":
             text = "0.." + " / ".join(map(str, ART_SLOT_TABLE)) + " by building (its artwork slots)"
         elif name == "vp":
-            text = "0..127 (the kernel clips VP at 127, the int8 range)"
+            text = ("0.." + " / ".join(str(max_vp(n)) for n in sorted(by_count)) + " (3 / 4 / 5 players: at most "
+                    f"{COUNCIL_POINTS[0]} from each of the {NUM_TILES} council tiles and {FINAL_POINTS[0]} from each "
+                    "final card, the kept ones and the face-up one; never 127, so never clipped)")
         elif all(np.array_equal(v, values[0]) for v in values):
             text = f"0..{int(values[0].max())}"
         else:
@@ -388,42 +415,67 @@ def _seat_range_doc() -> str:
 
 def _obs_layout(n: int) -> Layout:
     lay = Layout(f"observation, {n} players")
-    lay.add("SEATS", OBS_SEAT * n, f"block ``rel`` ({OBS_SEAT} values) shows seat ``(me + rel) mod n``: "
-            + _seat_block_doc(), high=np.tile(_seat_high(n), n), range_doc=_seat_range_doc())
-    lay.add("MY_HAND", NUM_TYPES, "my action cards of each type", high=CARD_COUNT,
-            range_doc=f"0..{max(CARD_COPIES)} (the cards of the type)")
-    lay.add("MY_DEALT", NUM_SCORING_CARDS, "1 for each scoring card dealt to me", high=1)
-    lay.add("MY_KEPT", NUM_SCORING_CARDS, "one-hot: the scoring card I kept", high=1)
-    lay.add("FACE_UP", NUM_SCORING_CARDS, "one-hot: the face-up scoring card (3 and 4 players)", high=1)
-    lay.add("LAYOUT", NUM_CELLS * NUM_TYPES, "``9 cell + t``: 1 if the cell shows action t", high=1)
-    lay.add("STACKS", NUM_SPACES * MAX_STACK * OBS_DISC, f"``{MAX_STACK * OBS_DISC} s + {OBS_DISC} i + k``: i-th disc "
-            "from the bottom of street s: k = 0 present, 1 white, 2 + rel its owner (relative)", high=1)
-    lay.add("STACK_N", NUM_SPACES, "discs on each street", high=MAX_STACK)
-    lay.add("TILES", NUM_SEATS * NUM_TILES, "``15 k + c``: 1 if council seat k shows scoring tile c", high=1)
-    lay.add("SEAT_OWNER", NUM_SEATS * (1 + n), "``(n + 1) k + j``: seat k scored without a seat (j = 0) or held "
-            "by seat rel = j - 1", high=1)
-    lay.add("NEXT_SEAT", NUM_SEATS + 1, "one-hot: council seats scored so far (15 = all)", high=1)
-    lay.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL] * n, "``n i + rel``: owner of the i-th council artwork", high=1)
-    lay.add("DISCARD", NUM_TYPES, "face-up discard pile: cards of each type", high=CARD_COUNT,
-            range_doc=f"0..{max(CARD_COPIES)} (the cards of the type)")
-    lay.add("DECK_N", 1, "cards in the deck", high=NUM_CARDS, range_doc=f"0..{NUM_CARDS} (all the cards)")
-    lay.add("START_LEFT", NUM_START, "start cards still on the table (Wood, Brick, Marble, Weave, Build)", high=1)
-    lay.add("PHASE", NUM_PHASES, "one-hot decision kind (see phase_names)", high=1)
-    lay.add("OWNER", n, "one-hot: seat whose turn it is (turn owner; relative)", high=1)
-    lay.add("CURRENT", n, "one-hot: seat deciding now (relative)", high=1)
-    lay.add("START", n, "one-hot: start seat (relative)", high=1)
-    lay.add("SPACE", NUM_SPACES, "one-hot: street of the current turn (during a turn)", high=1)
-    lay.add("PENDING", NUM_TYPES, "pending street actions of the current activation, by action", high=2,
+    lay.add("SEATS", OBS_SEAT * n, f"row ``rel`` ({OBS_SEAT} entries, at ``{OBS_SEAT} rel``) shows seat ``(me + rel) "
+            "mod n`` (the observer's own row first): " + _seat_block_doc(), high=np.tile(_seat_high(n), n),
+            range_doc=_seat_range_doc(), shape=(n, OBS_SEAT))
+    lay.add("MY_HAND", NUM_TYPES, f"my action cards of each action ({_ACTION_ORDER})", high=CARD_COUNT,
+            range_doc=f"0..{max(CARD_COPIES)} (the cards of the action)")
+    lay.add("MY_DEALT", NUM_SCORING_CARDS, "1 for each scoring card dealt to me (scoring cards: "
+            f"{_SCORING_CARD_ORDER})", high=1)
+    lay.add("MY_KEPT", NUM_SCORING_CARDS, "one-hot: the scoring card I kept (same order; all 0 before my keep "
+            "decision)", high=1)
+    lay.add("FACE_UP", NUM_SCORING_CARDS, "one-hot: the face-up scoring card (same order; 3 and 4 players, all 0 "
+            "with 5)", high=1)
+    lay.add("LAYOUT", NUM_CELLS * NUM_TYPES, f"``9 cell + t``: 1 if the cell (row by row: {_CELL_ORDER}) shows "
+            "action t (the action order)", high=1, shape=(NUM_CELLS, NUM_TYPES))
+    lay.add("STACKS", NUM_SPACES * MAX_STACK * OBS_DISC, f"``{MAX_STACK * OBS_DISC} s + {OBS_DISC} i + k``: i-th "
+            f"disc from the bottom of street s ({_STREET_ORDER}): k = 0: 1 if there is one; k = 1: 1 if it is white; "
+            f"k = 2 + rel: 1 for its owner (relative; a white disc: the seat that placed it); k = 2 + n .. "
+            f"{OBS_DISC - 1} stay 0 below 5 players", high=1, shape=(NUM_SPACES, MAX_STACK, OBS_DISC))
+    lay.add("STACK_N", NUM_SPACES, "discs on each street (street order)", high=MAX_STACK)
+    lay.add("TILES", NUM_SEATS * NUM_TILES, f"``15 k + c``: 1 if council seat k (in scoring order) shows scoring "
+            f"tile c ({_TILE_ORDER})", high=1, shape=(NUM_SEATS, NUM_TILES))
+    lay.add("SEAT_OWNER", NUM_SEATS * (1 + n), "``(n + 1) k + j``: council seat k was scored without a seat (j = 0) "
+            "or is held by seat rel = j - 1; the row is all 0 while seat k is not scored yet", high=1,
+            shape=(NUM_SEATS, 1 + n))
+    lay.add("NEXT_SEAT", NUM_SEATS + 1, "one-hot: council seats scored so far (entry 15 = all, the end is "
+            "triggered)", high=1)
+    lay.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL] * n, "``n i + rel``: 1 for the owner (relative) of the i-th "
+            "council artwork in the order made; row i all 0 while that slot is free", high=1,
+            shape=(ART_SLOT_TABLE[COUNCIL], n))
+    lay.add("DISCARD", NUM_TYPES, "face-up discard pile: cards of each action (the action order)", high=CARD_COUNT,
+            range_doc=f"0..{max(CARD_COPIES)} (the cards of the action)")
+    lay.add("DECK_N", 1, "cards in the face-down deck", high=NUM_CARDS, range_doc=f"0..{NUM_CARDS} (all the cards)")
+    lay.add("START_LEFT", NUM_START, f"1 for each start card still on the table ({_START_ORDER})", high=1)
+    lay.add("PHASE", NUM_PHASES, f"one-hot: the kind of decision pending ({_PHASE_ORDER}); all 0 once the game "
+            "is over", high=1)
+    lay.add("OWNER", n, "one-hot: seat whose turn it is (relative; during setup the seat choosing); all 0 once "
+            "the game is over", high=1)
+    lay.add("CURRENT", n, "one-hot: seat deciding now (relative); all 0 once the game is over", high=1)
+    lay.add("START", n, "one-hot: start seat (relative; still shown once the game is over)", high=1)
+    lay.add("SPACE", NUM_SPACES, "one-hot: street of the current turn (street order); all 0 outside a turn's "
+            "activations (place, keep, start_card decisions, game over)", high=1)
+    lay.add("PENDING", NUM_TYPES, "by action (the action order): times each of the street's two actions is still "
+            "pending in the current activation (other actions 0)", high=2,
             range_doc="0..2 (twice each action for a white top disc)")
-    lay.add("ACT", 3 * (1 + n), "``(n + 1) i + j``: activation i of this turn: j = 0 it is the current one, "
-            "1 + rel its owner", high=1)
-    lay.add("OBLIG", 1, "1 while the placing player still has to carry out one of the street's actions", high=1)
-    lay.add("EXEC", NUM_TYPES, "one-hot: action being carried out (ship / transport / build / artwork / "
-            "contribute decisions)", high=1)
-    lay.add("EXEC_CARD", 1, "1 if it comes from a card", high=1)
-    lay.add("EXEC_USED", NUM_TRADE, "ships used so far (count in the first slot) / trade cities served (bits)",
-            high=1, range_doc="0..1 (ships used: one 1 per ship, in order)")
-    lay.add("END", 1, "1 once all 15 tiles are scored (last round)", high=1)
+    lay.add("ACT", 3 * (1 + n), "``(n + 1) i + j``: activation i of this turn (i = 0 the placed disc, then the 2nd "
+            "and 3rd discs from the top if coloured): j = 0: 1 for the activation running now (the last one in a "
+            "promote decision); j = 1 + rel: 1 for its owner (relative); rows past the turn's activations all 0. "
+            "How often it may take each action: twice for i = 0 if the top disc of SPACE's street is white, "
+            "else once", high=1, shape=(3, 1 + n))
+    lay.add("OBLIG", 1, "1 while the placing player still has to carry out one of the street's actions (its "
+            "duty; only in activation 0)", high=1)
+    lay.add("EXEC", NUM_TYPES, "one-hot by action (the action order): the action being carried out in a ship / "
+            "transport / build / artwork / contribute decision (Ship, Transport, Build, Artwork, Contribute "
+            "respectively); all 0 in other decisions", high=1)
+    lay.add("EXEC_CARD", 1, "1 if that action comes from a played card, 0 from the street (or no such "
+            "decision)", high=1)
+    lay.add("EXEC_USED", NUM_TRADE, "in a ship decision, ships used so far in unary: entry i is 1 once i + 1 ships "
+            "of this Ship action have sailed; in a transport decision, entry t is 1 once trade city t "
+            "(Troyes, Bruges, Hamburg) was served by this Transport action; all 0 in other decisions",
+            high=1, range_doc="0..1 (bits)")
+    lay.add("END", 1, "1 once all 15 tiles are scored (the last round: the game ends before the start seat "
+            "would place again)", high=1)
     return lay
 
 
