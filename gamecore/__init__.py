@@ -8,7 +8,7 @@
   :class:`~gamecore.sb3.SelfPlayVecEnv`.
 * :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
 * :mod:`gamecore.single_agent` -- one seat against fixed opponents as a ``gymnasium.Env``
-  (``tabletop-rl-envs/<Game>-v0``).
+  (``tabletop-rl-envs/<Game>-v1``).
 * :mod:`gamecore.rllib`     -- the games as RLlib ``MultiAgentEnv`` s (needs the ``rllib`` extra).
 * :mod:`gamecore.agents`    -- baseline agents (random, greedy, MCTS, MaskablePPO) for every game;
   :mod:`gamecore.mcts` holds their search kernels.

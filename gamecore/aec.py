@@ -61,7 +61,7 @@ from gamecore.rng import episode_seed, python_seed_to_int
 ILLEGAL_MODES = ("raise", "lose")
 class BaseRawEnv(AECEnv):
     """Generic AEC env; a subclass sets ``game`` (a :class:`~gamecore.protocol.GameSpec` instance), which also names
-    it in ``metadata`` (``callisto-v0`` -> ``callisto_v0``)."""
+    it in ``metadata`` (``callisto-v1`` -> ``callisto_v1``)."""
 
     game: ClassVar[GameSpec]
     metadata: ClassVar[dict[str, Any]] = {

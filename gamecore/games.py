@@ -14,6 +14,15 @@ GAMES = {
     "calimala": "calimala_env",
     "cultivo": "cultivo_env",
 }
+#: every game's PettingZoo id, name-vN: the version goes up whenever what an env returns changes
+#: (its observation, say), PettingZoo's convention; each game's ``GameSpec.env_id`` says the same
+#: (tests/test_packaging.py), this copy lets registration name the id without importing the game
+ENV_IDS = {
+    "callisto": "callisto-v1",
+    "calcada": "calcada-v1",
+    "calimala": "calimala-v1",
+    "cultivo": "cultivo-v1",
+}
 
 
 def game_key(game: str) -> str:

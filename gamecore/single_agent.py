@@ -1,16 +1,16 @@
 """One seat of a game against fixed opponents, as a single-agent ``gymnasium.Env``.
 
-For every game of :data:`gamecore.games.GAMES` Gymnasium knows ``"tabletop-rl-envs/<Game>-v0"``
+For every game of :data:`gamecore.games.GAMES` Gymnasium knows ``"tabletop-rl-envs/<Game>-v1"``
 (``Callisto``, ``Calcada``, ...) once any game package is imported::
 
     import gymnasium as gym
     import callisto_env  # noqa: F401  (registers every game with PettingZoo and Gymnasium)
 
-    env = gym.make("tabletop-rl-envs/Callisto-v0", num_players=3, opponent="random")
+    env = gym.make("tabletop-rl-envs/Callisto-v1", num_players=3, opponent="random")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
 
-or without importing first: ``gym.make("callisto_env:tabletop-rl-envs/Callisto-v0")``.
+or without importing first: ``gym.make("callisto_env:tabletop-rl-envs/Callisto-v1")``.
 
 Each episode is one game (one match with ``match=True``). The learner plays one seat: fixed
 (``learner_seat=k``) or, with ``learner_seat="rotate"`` (default), seat ``k mod n`` in the k-th

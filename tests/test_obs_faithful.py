@@ -141,15 +141,14 @@ def test_distinct_seat_views_give_distinct_observations(name, n):
 
 
 def test_the_check_catches_an_observation_that_forgets_a_pending_choice(monkeypatch):
-    """The property fails when the observation hides what a seat just chose: an observation that
-    shows only the board (here: Callisto's, with its planes of remaining tiles blanked, so two
-    placements of different tiles on the same squares look alike) is caught."""
-    game = get_game("callisto")
+    """The property fails on the case issue 50 found: Cultivo's observation with the flag of the
+    worker chosen in ``move_worker`` blanked (as v0 had no such flag) gives the same observation
+    whichever worker was chosen, and the check says so."""
+    game = get_game("cultivo")
     kernels = game.kernels
     params = game.make_params(2)
     true_observe = kernels.observe
-    lay = game.observation_views(np.zeros(game.obs_shape(params), dtype=np.int8), params)
-    assert "REMAIN" in lay
+    mover = 4  # FIELD_FLAGS[:, 4]: the worker chosen to move (see cultivo_env.env)
 
     class Forgetful:
         def __getattr__(self, attr):
@@ -158,15 +157,27 @@ def test_the_check_catches_an_observation_that_forgets_a_pending_choice(monkeypa
         @staticmethod
         def observe(state, seat, out):
             true_observe(state, seat, out)
-            game.observation_views(out.reshape(game.obs_shape(params)), params)["REMAIN"][...] = 0
+            game.observation_views(out, params)["FIELD_FLAGS"][:, mover] = 0
 
-    monkeypatch.setattr(game, "kernels", Forgetful())
+    forgetful = Forgetful()
     state = np.zeros(kernels.STATE_LEN, dtype=np.int64)
-    kernels.init(state, params, 0)
     mask = np.zeros(game.num_actions(params), dtype=np.int8)
-    kernels.legal_mask(state, mask)
-    problems = branch_and_compare(game, params, state, np.flatnonzero(mask), np.random.default_rng(0))
-    assert problems and "REMAIN" not in problems[0] and "differ in" in problems[0]
+    rng = np.random.default_rng(0)
+    kernels.init(state, params, 0)
+    problems: list[str] = []
+    checked = 0
+    while not problems and not state[H_TERMINAL]:  # move_worker decisions with a choice of workers
+        kernels.legal_mask(state, mask)
+        legal = np.flatnonzero(mask)
+        if game.phase_name(state) == "move_worker" and len(legal) > 1:
+            checked += 1
+            assert not branch_and_compare(game, params, state, legal, rng)
+            with monkeypatch.context() as patch:
+                patch.setattr(game, "kernels", forgetful)
+                problems = branch_and_compare(game, params, state, legal, rng)
+        kernels.apply(state, int(legal[rng.integers(len(legal))]))
+    assert problems, f"no collision in {checked} move_worker positions"
+    assert "differ in ['action']" in problems[0], problems[0]
 
 
 @pytest.mark.parametrize(("name", "n"), GAME_PLAYERS)

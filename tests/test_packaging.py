@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gamecore.games import GAMES
+from gamecore.games import ENV_IDS, GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -105,7 +105,7 @@ import sys, gymnasium, pettingzoo
 import {module}
 from gamecore.games import GAMES
 loaded = sorted(p for p in GAMES.values() if p in sys.modules)
-ids = sorted(k for k in pettingzoo.aec_registry if k.endswith("-v0"))
+ids = sorted(k for k in pettingzoo.aec_registry if k.split("-")[0] in GAMES)
 gym_ids = sorted(k for k in gymnasium.registry if k.startswith("tabletop-rl-envs/"))
 print(loaded, ids, gym_ids)
 """
@@ -118,8 +118,8 @@ def test_importing_any_game_package_or_gamecore_registers_every_game_and_compile
     assert out.returncode == 0, out.stderr[-2000:]
     loaded, ids, gym_ids = (eval(part) for part in out.stdout.strip().replace("] [", "]|[").split("|"))
     assert loaded == ([] if module == "gamecore" else [module])  # the other games stay unimported
-    assert ids == sorted(f"{g}-v0" for g in GAMES)
-    assert gym_ids == sorted(f"tabletop-rl-envs/{g.capitalize()}-v0" for g in GAMES)
+    assert ids == sorted(ENV_IDS.values())
+    assert gym_ids == sorted(f"tabletop-rl-envs/{i.capitalize()}" for i in ENV_IDS.values())
 
 
 def test_every_game_env_id_is_the_registered_one():
@@ -132,8 +132,8 @@ def test_every_game_env_id_is_the_registered_one():
 
 def test_a_game_registered_by_another_package_makes_its_env():
     probe = ("import callisto_env, gymnasium, pettingzoo\n"
-             "e = pettingzoo.make('aec', 'calcada-v0'); e.reset(seed=0)\n"
-             "g = gymnasium.make('tabletop-rl-envs/Calcada-v0'); g.reset(seed=0)\n"
+             "e = pettingzoo.make('aec', 'calcada-v1'); e.reset(seed=0)\n"
+             "g = gymnasium.make('tabletop-rl-envs/Calcada-v1'); g.reset(seed=0)\n"
              "print(type(e.unwrapped).__module__, g.unwrapped.game.name)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, opening_seat
 from gamecore.aec import IllegalActionError
+from gamecore.games import ENV_IDS
 from gamecore.protocol import H_CURRENT
 from gamecore.registration import gymnasium_id
 from gamecore.single_agent import SingleAgentEnv
@@ -44,7 +45,7 @@ def play_episode(env, seed=None, pick=None):
 
 def test_every_game_is_registered_with_gymnasium(game_name):
     gid = gym_id(game_name)
-    assert gid == f"tabletop-rl-envs/{game_name.capitalize()}-v0"
+    assert gid == f"tabletop-rl-envs/{ENV_IDS[game_name].capitalize()}"
     assert gid in gym.registry
     env = gym.make(gid)
     assert isinstance(env.unwrapped, SingleAgentEnv) and env.unwrapped.game.name == game_name
