@@ -27,6 +27,7 @@ from gamecore.protocol import (
 class CalcadaGame(GameSpec):
     name = "calcada"
     env_id = "calcada-v1"
+    title = "Calçada"
     kernels = rules
     min_players = 2
     max_players = 4
@@ -67,6 +68,15 @@ class CalcadaGame(GameSpec):
         side = int(state[L.SIDE])
         return {"start_player": int(state[L.START]),
                 "board_side": L.SIDE_NAMES[side] if 0 <= side < len(L.SIDE_NAMES) else f"side {side}"}
+
+    def max_game_length(self, params: np.ndarray) -> int:
+        """A turn is a declare and a placement, or one move without placing, plus bonus-tile spends
+        (moves, swaps), one tile each. Tiles placed are at most 25 per board (and 125), every round
+        but the last places a tile, so there are at most ``(min(25 n, 125) + 1) n`` turns; bonus
+        tiles ever held are at most 2 n (start) + 2 x 25 (the bonus-symbol tiles)."""
+        n = int(params[L.P_PLAYERS])
+        turns = (min(25 * n, 125) + 1) * n
+        return 2 * turns + 2 * n + 50
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.NUM_ACTIONS

@@ -61,10 +61,12 @@ def layout_from_option(value: Any) -> list[int] | None:
 class CalimalaGame(GameSpec):
     name = "calimala"
     env_id = "calimala-v1"
+    title = "Calimala"
     kernels = rules
     min_players = L.MIN_PLAYERS
     max_players = L.MAX_PLAYERS
     option_defaults = {"start_player": 0, "action_layout": None}
+    option_strings = {"action_layout": {"random": None}}
     phase_names = L.PHASE_NAMES
     hidden_information = True  # hands, kept scoring cards, deck order, unused scoring cards
     #: the observer's hand, the scoring cards dealt to it, the one it kept (global state: gamecore.global_state)
@@ -105,6 +107,19 @@ class CalimalaGame(GameSpec):
 
     def state_options(self, state: np.ndarray) -> dict[str, Any]:
         return {"start_player": int(state[L.START])}  # any layout: check_state checks it is a permutation
+
+    def max_game_length(self, params: np.ndarray) -> int:
+        """A turn places a disc from the reserve, which never grows (a promoted white disc is
+        exchanged for a coloured one), so there are at most T = n x discs per seat turns. A turn has
+        at most 8 pending street actions (4 for the top disc, 2 each for the two below), so at most 8
+        resolves and 8 cards drawn; cards played are at most those drawn plus the n start cards; each
+        action carried out takes at most 4 more decisions (3 ships or trade cities and a stop); plus
+        at most 3 ``end activation`` and 1 ``promote`` per turn, and 2 n setup decisions."""
+        n = int(params[L.P_PLAYERS])
+        coloured, white = L.DISCS[n]
+        turns = n * (coloured + white)
+        actions = 8 * turns + (8 * turns + n)
+        return 2 * n + 5 * turns + 5 * actions
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.NUM_ACTIONS

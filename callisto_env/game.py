@@ -15,6 +15,7 @@ from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL
 class CallistoGame(GameSpec):
     name = "callisto"
     env_id = "callisto-v1"
+    title = "Callisto"
     kernels = rules
     min_players = 2
     max_players = 4
@@ -42,6 +43,13 @@ class CallistoGame(GameSpec):
 
     def state_options(self, state: np.ndarray) -> dict[str, Any]:
         return {"start_player": int(state[L.FIRST_START]), "match": bool(state[L.MATCH])}
+
+    def max_game_length(self, params: np.ndarray) -> int:
+        """Every decision places one of the mover's 3 pillars or 13 tiles (skips are not
+        decisions): at most 16 n decisions a game, and a match (``match=True``) is n games."""
+        n = int(params[L.P_PLAYERS])
+        games = n if params[L.P_MATCH] else 1
+        return 16 * n * games
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.num_actions(L.BOARD_SIZE[int(params[L.P_PLAYERS])])

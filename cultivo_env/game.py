@@ -29,6 +29,7 @@ from gamecore.protocol import (
 class CultivoGame(GameSpec):
     name = "cultivo"
     env_id = "cultivo-v1"
+    title = "Cultivo"
     kernels = rules
     min_players = 2
     max_players = 4
@@ -79,6 +80,17 @@ class CultivoGame(GameSpec):
 
     def state_options(self, state: np.ndarray) -> dict[str, Any]:
         return {"start_player": int(state[L.START]), "max_rounds": int(state[L.MAX_ROUNDS])}
+
+    def max_game_length(self, params: np.ndarray) -> int:
+        """At most ``max_rounds`` rounds of n turns of at most 3 actions (2, plus the 10th worker's
+        extra action); an action takes at most 4 + F + 6 n decisions (the kind, a target, an origin
+        or worker, at most F steps of a simple path over the F fields, at most n amounts per colour
+        of the payment, the exchange; a purchase or building fewer: slot, split, 6 stalls, refill),
+        plus n setup decisions."""
+        n = int(params[L.P_PLAYERS])
+        fields = int(L.NUM_FIELDS[n])
+        rounds = int(self.params_to_options(params)["max_rounds"])
+        return n + 3 * n * rounds * (4 + fields + 6 * n)
 
     def num_actions(self, params: np.ndarray) -> int:
         return L.NUM_ACTIONS

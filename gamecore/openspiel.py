@@ -135,8 +135,6 @@ from gamecore.rng import episode_seed, python_seed_to_int
 #: pyspiel short name of each library game
 SHORT_NAMES = {name: f"tabletop_{name}" for name in GAMES}
 
-_LONG_NAMES = {"callisto": "Callisto", "calcada": "Calçada", "calimala": "Calimala", "cultivo": "Cultivo"}
-_RANDOM_LAYOUT = "random"  # Calimala's action_layout=None as a pyspiel str parameter
 
 
 #: the largest ``seed`` game parameter: pyspiel's int parameters are C++ ``int`` (32 bits)
@@ -176,48 +174,12 @@ def _action_arg(value: Any, num_actions: int, what: str, error: type[ValueError]
 
 
 def max_game_length(spec: GameSpec, params: np.ndarray) -> int:
-    """An upper bound on the decisions (applied actions) of one game, from the rules as implemented.
-
-    * Callisto: every decision places one of the mover's 3 pillars or 13 tiles (skips are not
-      decisions), so a game has at most 16 n decisions, a match (``match=True``) n games.
-    * Calçada: a turn is a declare and a placement, or one move without placing, plus bonus-tile
-      spends (moves, swaps), one tile each. Tiles placed are at most 25 per board (and 125), every
-      round but the last places a tile, so there are at most ``(min(25 n, 125) + 1) n`` turns;
-      bonus tiles ever held are at most 2 n (start) + 2 x 25 (the bonus-symbol tiles).
-    * Calimala: a turn places a disc from the reserve, which never grows (a promoted white disc is
-      exchanged for a coloured one), so there are at most T = n x discs per seat turns. A turn has
-      at most 8 pending street actions (4 for the top disc, 2 each for the two below), so at most 8
-      resolves and 8 cards drawn; cards played are at most those drawn plus the n start cards; each
-      action carried out takes at most 4 more decisions (3 ships or trade cities and a stop); plus
-      at most 3 ``end activation`` and 1 ``promote`` per turn, and 2 n setup decisions.
-    * Cultivo: at most ``max_rounds`` rounds of n turns of at most 3 actions (2, plus the 10th
-      worker's extra action); an action takes at most 4 + F + 6 n decisions (the kind, a target, an
-      origin or worker, at most F steps of a simple path over the F fields, at most n amounts per
-      colour of the payment, the exchange; a purchase or building fewer: slot, split, 6 stalls,
-      refill), plus n setup decisions.
-    """
-    n = int(params[0])
-    name = spec.name
-    if name == "callisto":
-        games = n if spec.params_to_options(params)["match"] else 1
-        return 16 * n * games
-    if name == "calcada":
-        turns = (min(25 * n, 125) + 1) * n
-        return 2 * turns + 2 * n + 50
-    if name == "calimala":
-        from calimala_env import layout as cl
-
-        coloured, white = cl.DISCS[n]
-        turns = n * (coloured + white)
-        actions = 8 * turns + (8 * turns + n)
-        return 2 * n + 5 * turns + 5 * actions
-    if name == "cultivo":
-        from cultivo_env import layout as cu
-
-        fields = int(cu.NUM_FIELDS[n])
-        rounds = int(spec.params_to_options(params)["max_rounds"])
-        return n + 3 * n * rounds * (4 + fields + 6 * n)
-    raise ValueError(f"no game length bound for {name!r}")  # pragma: no cover
+    """An upper bound on the decisions (applied actions) of one game: the game's own
+    (:meth:`~gamecore.protocol.GameSpec.max_game_length`, derived from its rules)."""
+    bound = spec.max_game_length(params)
+    if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, (int, np.integer)) or bound < 1:
+        raise ValueError(f"{spec.name}: max_game_length must be a positive int, got {short_repr(bound)}")
+    return int(bound)
 
 
 # ---- parameters ---------------------------------------------------------------------------
@@ -227,8 +189,10 @@ def _exposed_options(spec: GameSpec) -> dict[str, Any]:
     """The game's options pyspiel can carry (int / bool / str values), with pyspiel defaults."""
     out: dict[str, Any] = {}
     for key, default in spec.option_defaults.items():
-        if spec.name == "calimala" and key == "action_layout":
-            out[key] = _RANDOM_LAYOUT if default is None else str(default)
+        names = spec.option_strings.get(key, {})
+        named = [text for text, value in names.items() if value is default or value == default]
+        if named:  # a value pyspiel cannot carry, by the string that stands for it
+            out[key] = named[0]
         elif isinstance(default, (bool, int, str)):
             out[key] = default
     return out
@@ -241,8 +205,10 @@ def _parameter_specification(spec: GameSpec) -> dict[str, Any]:
 def _game_options(spec: GameSpec, values: dict[str, Any]) -> dict[str, Any]:
     """pyspiel parameter values -> the keyword options of ``make_params``."""
     options = {k: values[k] for k in _exposed_options(spec)}
-    if spec.name == "calimala" and str(options["action_layout"]).lower() == _RANDOM_LAYOUT:
-        options["action_layout"] = None
+    for key, names in spec.option_strings.items():
+        text = options.get(key)
+        if isinstance(text, str) and text.lower() in names:
+            options[key] = names[text.lower()]
     return options
 
 
@@ -250,7 +216,7 @@ def _game_type(spec: GameSpec, perfect: bool) -> pyspiel.GameType:
     info = pyspiel.GameType.Information
     return pyspiel.GameType(
         short_name=SHORT_NAMES[spec.name],
-        long_name=f"{_LONG_NAMES.get(spec.name, spec.name)} (tabletop-rl-envs)",
+        long_name=f"{spec.display_name} (tabletop-rl-envs)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
         information=info.PERFECT_INFORMATION if perfect else info.IMPERFECT_INFORMATION,

@@ -162,6 +162,9 @@ class GameSpec:
     """
 
     name: str = ""
+    #: the game's name as people write it (``"Calçada"``), in OpenSpiel's long name and the notices;
+    #: ``name.capitalize()`` unless a game sets it
+    title: str = ""
     env_id: str = ""
     kernels: ModuleType
     min_players: int = 2
@@ -187,6 +190,21 @@ class GameSpec:
     #: position reached is valued by ``tanh(margin / mcts_value_scale)`` (see :mod:`gamecore.mcts`)
     mcts_horizon: int = 0
     mcts_value_scale: float = 0.0
+
+    #: option values that are not an int, a bool or a str, by the string that stands for them where
+    #: only those can be passed (OpenSpiel's game parameters): ``{"action_layout": {"random": None}}``
+    option_strings: dict[str, dict[str, Any]] = {}
+
+    @property
+    def display_name(self) -> str:
+        """:attr:`title`, or the capitalised ``name`` of a game that sets none."""
+        return self.title or self.name.capitalize()
+
+    def max_game_length(self, params: np.ndarray) -> int:
+        """An upper bound on the decisions (applied actions) of one game (one episode) under
+        ``params``, from the rules as implemented: OpenSpiel's ``max_game_length`` and the size
+        checks of the records it reads. A game that runs on OpenSpiel implements it."""
+        raise NotImplementedError(f"{self.name}: no bound on the length of a game (GameSpec.max_game_length)")
 
     def hides_information(self, num_players: int) -> bool:
         """Whether some seat may not see part of the state at this player count (a game may hide
