@@ -27,7 +27,6 @@ from gamecore.protocol import (
 class CalcadaGame(GameSpec):
     name = "calcada"
     env_id = "calcada-v1"
-    title = "Calçada"
     kernels = rules
     min_players = 2
     max_players = 4

@@ -61,7 +61,6 @@ def layout_from_option(value: Any) -> list[int] | None:
 class CalimalaGame(GameSpec):
     name = "calimala"
     env_id = "calimala-v1"
-    title = "Calimala"
     kernels = rules
     min_players = L.MIN_PLAYERS
     max_players = L.MAX_PLAYERS

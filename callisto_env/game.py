@@ -15,7 +15,6 @@ from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL
 class CallistoGame(GameSpec):
     name = "callisto"
     env_id = "callisto-v1"
-    title = "Callisto"
     kernels = rules
     min_players = 2
     max_players = 4

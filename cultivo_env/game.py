@@ -29,7 +29,6 @@ from gamecore.protocol import (
 class CultivoGame(GameSpec):
     name = "cultivo"
     env_id = "cultivo-v1"
-    title = "Cultivo"
     kernels = rules
     min_players = 2
     max_players = 4

@@ -102,9 +102,14 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 import numba  # noqa: E402
 from numba.core import event as _numba_event  # noqa: E402
 
+from gamecore.games import GAMES  # noqa: E402
+
 _ROOT = Path(__file__).resolve().parent.parent
-#: the packages whose kernels may call one another
-PROJECT_PACKAGES = ("gamecore", "callisto_env", "calcada_env", "cultivo_env", "calimala_env")
+#: the packages whose kernels are the project's (cached under its stamped locators, counted by the
+#: compile notice): gamecore and every game of the registry, :data:`gamecore.games.GAMES` (a fixed
+#: list per installation, so that gamecore's kernel digest, which covers the games its factories
+#: inline, is the same in every process whatever it imports)
+PROJECT_PACKAGES: tuple[str, ...] = ("gamecore", *GAMES.values())
 #: gamecore's modules that hold kernels or constants kernels read
 GAMECORE_KERNEL_MODULES = (
     "jit.py", "header.py", "layout.py", "rng.py", "kernels.py", "rewards.py", "batch_kernels.py", "mcts.py",
@@ -344,28 +349,44 @@ _STAMPED = _install_stamped_locators()
 #: (``benchmarks/results/2026-12-07-notice-seconds.md``). The same compile varies by 20% or more from
 #: run to run on one machine; it runs on one core, so a busy machine stretches it (the notice then
 #: says by about how much, from the load average).
-COMPILE_SECONDS = {
-    "callisto_env": {"aec": 6, "batched": 4, "threaded": 6, "mcts": 12, "greedy": 6, "puct": 6},
-    "calcada_env": {"aec": 8, "batched": 4, "threaded": 5, "mcts": 11, "greedy": 4, "puct": 4},
-    "calimala_env": {"aec": 19, "batched": 5, "threaded": 10, "mcts": 27, "greedy": 8, "puct": 7},
-    "cultivo_env": {"aec": 53, "batched": 9, "threaded": 24, "mcts": 34, "greedy": 8, "puct": 8},
-}
+#: Each game package gives its own when it registers (:func:`register_game_package`); a path a game
+#: gives no figure for is announced without an estimate.
+COMPILE_SECONDS: dict[str, dict[str, int]] = {}
 #: how many project kernels each path of :data:`COMPILE_SECONDS` compiles, counted in the same runs
 #: (approximate: numba compiles a kernel once per argument types, literal arguments included, and a
 #: path whose kernels some other path compiled first compiles fewer); the progress lines count
 #: against it
-COMPILE_KERNELS = {
-    "callisto_env": {"aec": 33, "batched": 7, "threaded": 4, "mcts": 12, "greedy": 3, "puct": 2},
-    "calcada_env": {"aec": 41, "batched": 13, "threaded": 4, "mcts": 12, "greedy": 3, "puct": 2},
-    "calimala_env": {"aec": 49, "batched": 7, "threaded": 4, "mcts": 40, "greedy": 3, "puct": 2},
-    "cultivo_env": {"aec": 117, "batched": 10, "threaded": 4, "mcts": 18, "greedy": 3, "puct": 2},
-}
+COMPILE_KERNELS: dict[str, dict[str, int]] = {}
 #: the machine :data:`COMPILE_SECONDS` was measured on, as the notice names it
 COMPILE_MACHINE = "an idle 2-core machine"
-_GAME_TITLES = {"callisto_env": "Callisto", "calcada_env": "Calçada", "calimala_env": "Calimala",
-                "cultivo_env": "Cultivo"}
+#: each registered game package's title, as the notice names it
+_GAME_TITLES: dict[str, str] = {}
 _PATH_TITLES = {"aec": "kernels", "batched": "batched kernels", "threaded": "batched kernels (threaded copy)",
                 "mcts": "search kernels (MCTS)", "greedy": "search kernels (greedy)", "puct": "search kernels (PUCT)"}
+
+
+def register_game_package(package: str, title: str, compile_seconds: dict[str, int] | None = None,
+                          compile_kernels: dict[str, int] | None = None) -> None:
+    """Announce the compiling of game package ``package``'s kernels as ``title``'s, with the
+    package's measured ``compile_seconds`` and ``compile_kernels`` per path (keys of
+    :data:`_PATH_TITLES`; see :data:`COMPILE_SECONDS`). A game package calls it first in its
+    ``__init__``, before importing its kernels. Calling it again for the same package replaces its
+    figures."""
+    if not package.isidentifier():
+        raise ValueError(f"register_game_package: {package!r} is not a top-level package name")
+    for what, table in (("compile_seconds", compile_seconds), ("compile_kernels", compile_kernels)):
+        unknown = sorted(set(table or {}) - set(_PATH_TITLES))
+        if unknown:
+            raise ValueError(f"register_game_package: {what} names unknown paths {unknown}; "
+                             f"paths: {list(_PATH_TITLES)}")
+    _GAME_TITLES[package] = str(title)
+    COMPILE_SECONDS[package] = dict(compile_seconds or {})
+    COMPILE_KERNELS[package] = dict(compile_kernels or {})
+
+
+def package_title(package: str) -> str | None:
+    """The title a game package registered (:func:`register_game_package`), or None."""
+    return _GAME_TITLES.get(package)
 #: seconds between two progress lines of a compile that goes on
 _TICK_SECONDS = 15.0
 #: every project kernel made in this process (:func:`_make`), for :func:`_path_cached`
@@ -433,10 +454,13 @@ def compile_notice(package: str, path: str = "aec", *, with_own: bool = False, m
     tail = "(numba; later runs load them from the cache)"
     if more:
         return f"tabletop-rl-envs: compiling more {what}: {more}, once; the rest are in the cache {tail}"
-    seconds = COMPILE_SECONDS[package][path]
+    known = COMPILE_SECONDS.get(package, {})
+    seconds = known.get(path)
     if with_own and path != "aec":
-        seconds += COMPILE_SECONDS[package]["aec"]
+        seconds = None if seconds is None or "aec" not in known else seconds + known["aec"]
         what += f" and the {_GAME_TITLES[package]} kernels they call"
+    if seconds is None:
+        return f"tabletop-rl-envs: compiling {what}, once {tail}"
     busy = ""
     if load is True:
         load = _load()
@@ -565,8 +589,9 @@ class _CompileNotice(_numba_event.Listener):
             more = name
         elif path != "aec":
             with_own = not _path_cached((package, "aec"))
-        expected = None if more else COMPILE_KERNELS[package][path] + (
-            COMPILE_KERNELS[package]["aec"] if with_own else 0)
+        counts = COMPILE_KERNELS.get(package, {})
+        expected = None if more or path not in counts or (with_own and "aec" not in counts) else \
+            counts[path] + (counts["aec"] if with_own else 0)
         with self.lock:
             self.expected[origin] = expected
         _say(compile_notice(package, path, with_own=with_own, more=more))
@@ -701,4 +726,5 @@ pjit = _make({**_KERNEL, "parallel": True})
 ijit = _make({**_KERNEL, "inline": "always"})
 
 __all__ = ["jit", "pjit", "ijit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "COMPILE_SECONDS",
-           "COMPILE_KERNELS", "compile_notice", "compile_seconds"]
+           "COMPILE_KERNELS", "compile_notice", "compile_seconds", "register_game_package",
+           "package_title"]

@@ -162,8 +162,8 @@ class GameSpec:
     """
 
     name: str = ""
-    #: the game's name as people write it (``"Calçada"``), in OpenSpiel's long name and the notices;
-    #: ``name.capitalize()`` unless a game sets it
+    #: the game's name as people write it (``"Calçada"``), e.g. in OpenSpiel's long name; unset, it
+    #: is the title the game's package registered (:func:`gamecore.jit.register_game_package`)
     title: str = ""
     env_id: str = ""
     kernels: ModuleType
@@ -197,8 +197,10 @@ class GameSpec:
 
     @property
     def display_name(self) -> str:
-        """:attr:`title`, or the capitalised ``name`` of a game that sets none."""
-        return self.title or self.name.capitalize()
+        """:attr:`title`, else the title the game's package registered, else the capitalised ``name``."""
+        from gamecore.jit import package_title
+
+        return self.title or package_title(type(self).__module__.partition(".")[0]) or self.name.capitalize()
 
     def max_game_length(self, params: np.ndarray) -> int:
         """An upper bound on the decisions (applied actions) of one game (one episode) under

@@ -32,10 +32,6 @@ from pathlib import Path
 
 import numpy as np
 
-#: games by cold compile time, longest first (the order subprocesses start in)
-COMPILE_ORDER = ("cultivo", "calimala", "callisto", "calcada")
-
-
 #: the paths :func:`warm_game` can compile: the game's own kernels (what the AEC env and the
 #: fuzz tests call), the batched kernels, the search agents' kernels
 PATHS = ("aec", "batched", "agents")
@@ -171,6 +167,22 @@ def warm_one(name: str, env: dict[str, str] | None = None, paths: tuple[str, ...
         return time.perf_counter() - t0
 
 
+def _source_bytes(package: str) -> int:
+    """The size of a game package's own kernel sources: what its cold compile takes grows with it,
+    so the subprocesses start longest first (the parent imports no game to ask)."""
+    from gamecore.jit import _package_dir, kernel_sources
+
+    folder = _package_dir(package)
+    return sum(f.stat().st_size for f in kernel_sources(package) if folder is not None and folder in f.parents)
+
+
+def longest_first(names) -> list[str]:
+    """Game names, the longest cold compile first (by :func:`_source_bytes`)."""
+    from gamecore.games import GAMES
+
+    return sorted(names, key=lambda g: -_source_bytes(GAMES[g]))
+
+
 def warm(games: list[str] | None = None, env: dict[str, str] | None = None,
          jobs: int | None = None) -> dict[str, float]:
     """Compile the kernels of ``games`` (default: all) in parallel subprocesses, one per core at
@@ -181,7 +193,7 @@ def warm(games: list[str] | None = None, env: dict[str, str] | None = None,
     for g in names:
         if g not in GAMES:
             raise ValueError(f"unknown game {g!r}; available: {', '.join(sorted(GAMES))}")
-    names = sorted(dict.fromkeys(names), key=lambda g: COMPILE_ORDER.index(g) if g in COMPILE_ORDER else -1)
+    names = longest_first(dict.fromkeys(names))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(names)))
     with ThreadPoolExecutor(jobs) as pool:
         return dict(zip(names, pool.map(lambda g: warm_one(g, env), names), strict=True))

@@ -127,11 +127,13 @@ def run_bounds_checked(script: str, args: list[str], name: str, expect: str,
 def interleaved(cases: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """(game, players) cases ordered so that consecutive ones are different games, the slowest to
     compile first: two workers that start them compile different games' kernels at once."""
-    from gamecore.warmup import COMPILE_ORDER
+    from gamecore.warmup import longest_first
+
+    order = longest_first(GAMES)
 
     def key(case):
         game, n = case
-        return MODULES[game].GAME.player_counts.index(n), COMPILE_ORDER.index(game)
+        return MODULES[game].GAME.player_counts.index(n), order.index(game)
 
     return sorted(cases, key=key)
 
