@@ -219,15 +219,17 @@ def _obs_planes(n: int) -> Layout:
             shape=(n, 2))
     lay.add("STARTED", n * n, "plane ``n g + rel`` (``[g, rel]``): 1 when seat ``rel`` started game ``g`` of the "
             "match; rows of games not begun are 0 (a single game uses row 0 only). Game g of a match is started "
-            "by seat ``(start_player + g) mod n``; in a single game a penalty tie goes to the seat that started "
-            "later (constant)", high=1, shape=(n, n))
+            "by seat ``(s + g) mod n``, s the ``start_player`` option (``to_dict``'s ``start_player`` is the "
+            "current game's starter, ``(s + match_game) mod n``); in a single game a penalty tie goes to the "
+            "seat that started later (constant)", high=1, shape=(n, n))
     lay.add("MATCH", 1, "1 when the episode is a match (n games), 0 for a single game (constant)", high=1)
     lay.add("GAMES", 1, "number of finished games: during play the index of the game being played (0 in a "
             "single game); at the end every game is finished, so n in a match and 1 in a single game (constant)",
-            high=n, range_doc="0..n (0..1 in a single game)")
+            high=n, range_doc="0..n (the maximum at every option, so scaled it is GAMES / n; a single game "
+            "reaches 1)")
     lay.add("GAMES_LEFT", 1, "games not finished, the current one included: n - GAMES in a match, 1 - GAMES in a "
             "single game; 0 exactly when the episode is over (constant)", high=n,
-            range_doc="0..n (0..1 in a single game)")
+            range_doc="0..n (as GAMES; a single game reaches 1)")
     return lay
 
 

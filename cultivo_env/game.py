@@ -193,7 +193,8 @@ def payment_dict(state: np.ndarray) -> dict[str, Any] | None:
         "obligations": obligations,
         "pending_amount": pending,
         "to_supply": {L.COLOURS[c]: int(agg[L.NUM_COLOURS * L.SUPPLY + c]) for c in range(L.NUM_COLOURS)},
-        "to_players": {q: {L.COLOURS[c]: int(agg[L.NUM_COLOURS * q + c]) for c in range(L.NUM_COLOURS)}
+        # keyed by the seat as a string: JSON's object keys are strings, so the view round-trips
+        "to_players": {str(q): {L.COLOURS[c]: int(agg[L.NUM_COLOURS * q + c]) for c in range(L.NUM_COLOURS)}
                        for q in range(n) if q != p},
         "stalls": [L.COLOURS[c] for c in stalls],
         "stall_choices": [{"stall": L.COLOURS[stalls[i]], "code": int(state[L.STALL_CHOICE + i])}
