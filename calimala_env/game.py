@@ -484,27 +484,27 @@ def position(text: str, seed: int = 0) -> np.ndarray:
         elif word == "city":
             name, _, vals = body.partition(":")
             c = _city(name)
-            for p, x in enumerate(vals.split()):
-                st[L.CITY + P * c + p] = int(x)
+            for p, count in enumerate(vals.split()):
+                st[L.CITY + P * c + p] = int(count)
         elif word == "contrib":
             name, _, vals = body.partition(":")
             bname, res = name.split()
             b = BUILDING_KEYS[bname]
             r = L.RESOURCE_NAMES.index(res)
-            for p, x in enumerate(vals.split()):
-                st[L.CONTRIB + L.NUM_RES * P * b + P * r + p] = int(x)
+            for p, count in enumerate(vals.split()):
+                st[L.CONTRIB + L.NUM_RES * P * b + P * r + p] = int(count)
         elif word == "art":
             name, _, vals = body.partition(":")
             b = BUILDING_KEYS[name.strip()]
             if b == L.COUNCIL:
                 raise ValueError("council artworks are given in order with 'council'")
-            for p, x in enumerate(vals.split()):
-                st[L.ART + P * b + p] = int(x)
+            for p, count in enumerate(vals.split()):
+                st[L.ART + P * b + p] = int(count)
         elif word == "deck":
             deck_top = [_card(t) for t in body.split()]
         elif word == "discard":
-            for t in body.split():
-                discard[_card(t)] += 1
+            for card in body.split():
+                discard[_card(card)] += 1
         elif word == "faceup":
             _swap_scoring_card(st, n, L.SCORING_CARD_NAMES.index(body.strip()), L.FACE_UP)
         else:
@@ -516,20 +516,20 @@ def position(text: str, seed: int = 0) -> np.ndarray:
             if res in keys:
                 st[L.WH + L.NUM_RES * p + r] = int(keys[res][0])
         if "cloth" in keys:
-            vals = [int(x) for x in keys["cloth"]]
-            if not 1 <= len(vals) <= L.MAX_WORKSHOPS:
+            cloth = [int(x) for x in keys["cloth"]]
+            if not 1 <= len(cloth) <= L.MAX_WORKSHOPS:
                 raise ValueError(f"p{p}: cloth needs one number per workshop (1..3)")
-            st[L.WORKSHOPS + p] = len(vals)
-            for w, x in enumerate(vals):
+            st[L.WORKSHOPS + p] = len(cloth)
+            for w, x in enumerate(cloth):
                 st[L.CLOTH + L.MAX_WORKSHOPS * p + w] = x
         if "ships" in keys:
             st[L.SHIPS + p] = int(keys["ships"][0])
         for city in keys.get("houses", []):
             st[L.HOUSE + P * (_city(city) - L.FIRST_TRADE) + p] = 1
-        for t in keys.get("hand", []):
-            hands[p, _card(t)] += 1
-        for t in keys.get("known", []):
-            known[p, _card(t)] += 1
+        for card in keys.get("hand", []):
+            hands[p, _card(card)] += 1
+        for card in keys.get("known", []):
+            known[p, _card(card)] += 1
         if "vp" in keys:
             st[L.VP + p] = int(keys["vp"][0])
         if "kept" in keys:

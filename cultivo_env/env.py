@@ -166,7 +166,8 @@ from gamecore.layout import markdown_table, table_by_count
 
 
 def _action_table() -> str:
-    rows = [(f"`{name}`", f"{start}..{start + size - 1}", meaning) for name, start, size, meaning in L.ACTION_TABLE]
+    rows: list[tuple[str, ...]] = [(f"`{name}`", f"{start}..{start + size - 1}", meaning)
+                                   for name, start, size, meaning in L.ACTION_TABLE]
     return markdown_table(("Block", "Actions", "Meaning (by phase)"), rows)
 
 

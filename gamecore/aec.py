@@ -187,7 +187,7 @@ class BaseRawEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self._done_bits = 0  # the H_DONE bits that ``terminations`` shows
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._has_reset = True
         self._forfeit = False
 
@@ -373,9 +373,9 @@ class BaseRawEnv(AECEnv):
             if self.game.action_to_string(self._state, int(a)) == want:
                 return int(a)
         if len(want) <= 200:
-            for a in range(self._num_actions):
-                if not mask[a] and self.game.action_to_string(self._state, a) == want:
-                    return a
+            for b in range(self._num_actions):
+                if not mask[b] and self.game.action_to_string(self._state, b) == want:
+                    return b
         legal = [self.game.action_to_string(self._state, int(a)) for a in np.flatnonzero(mask)[:8]]
         raise ValueError(f"no action is named {short_repr(text)}; legal now include {legal}")
 

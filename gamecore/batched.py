@@ -35,6 +35,11 @@ _PICK_SALT = -2
 MIN_GAMES_PER_THREAD = 64
 
 
+def _max_threads() -> int:
+    """numba's thread pool size (``NUMBA_NUM_THREADS``), the most threads a kernel can use."""
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at numba's import
+
+
 def run_with_threads(threads: int, kernel, *args) -> float:
     """Call ``kernel(threads, *args)`` (a :class:`gamecore.batch_kernels.Threaded` kernel or a
     wrapper over one: serial for one thread, on ``threads`` numba threads otherwise); returns the
@@ -64,14 +69,14 @@ class ThreadChooser:
     EXPLOIT = 800  # calls between trials
 
     def __init__(self, requested: int | str, num_envs: int) -> None:
-        most = max(1, min(numba.config.NUMBA_NUM_THREADS, num_envs // MIN_GAMES_PER_THREAD))
+        most = max(1, min(_max_threads(), num_envs // MIN_GAMES_PER_THREAD))
         if requested == "auto":
             self.candidates = sorted({1, most})
         elif isinstance(requested, (int, np.integer)) and not isinstance(requested, (bool, np.bool_)) \
-                and 1 <= requested <= numba.config.NUMBA_NUM_THREADS:
+                and 1 <= requested <= _max_threads():
             self.candidates = [int(requested)]
         else:
-            raise ValueError(f"num_threads must be 'auto' or an int 1..{numba.config.NUMBA_NUM_THREADS}, "
+            raise ValueError(f"num_threads must be 'auto' or an int 1..{_max_threads()}, "
                              f"got {short_repr(requested)}")
         self.requested = requested
         self.best = self.candidates[-1]
@@ -100,7 +105,7 @@ class ThreadChooser:
             if len(self._trial) == len(self.candidates) and \
                     self._calls % (self.EXPLOIT + self.EXPLORE * len(self.candidates)) == \
                     self.EXPLORE * len(self.candidates):
-                self.best = min(self._trial, key=self._trial.get)
+                self.best = min(self._trial, key=lambda t: self._trial[t])
                 self._trial = {}
 
 

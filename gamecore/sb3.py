@@ -135,8 +135,9 @@ class SelfPlayVecEnv(VecEnv):
             if not waiting.any():
                 return
             idx = np.flatnonzero(waiting)
-            if getattr(self.opponent, "needs_state", False):  # a search agent (gamecore.agents)
-                out = self.opponent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
+            agent: Any = self.opponent
+            if getattr(agent, "needs_state", False):  # a search agent (gamecore.agents)
+                out = agent.act(g.observations[idx], g.masks[idx].astype(bool), g.states[idx],
                                         g.current_players[idx])
             else:
                 out = self.opponent(g.observations[idx], g.masks[idx].astype(bool))

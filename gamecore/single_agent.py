@@ -149,7 +149,7 @@ class SingleAgentEnv(gymnasium.Env):
             )
         self.learner_seat = learner_seat
         box = raw.observation_spaces[raw.possible_agents[0]]["observation"]
-        shape = (int(np.prod(box.shape)),) if self.flatten else box.shape
+        shape = (int(np.prod(box.shape or ())),) if self.flatten else tuple(box.shape or ())
         self.observation_space = raw._encoder.space(shape)
         self.action_space = spaces.Discrete(raw._num_actions)
         self._opponent_arg = opponent
@@ -180,7 +180,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _mask(self) -> np.ndarray:
         if self._over or int(self.aec.state_array[H_CURRENT]) != self.seat:
-            return np.zeros(self.action_space.n, dtype=bool)
+            return np.zeros(self.aec._num_actions, dtype=bool)
         return self.aec._legal_mask().astype(bool)
 
     def _play_opponents(self) -> tuple[float, dict[str, Any]]:
