@@ -27,6 +27,30 @@ from gamecore.protocol import (
 
 P = L.MAX_PLAYERS
 
+def _at(name: str, *index: int) -> int:
+    """The state slot of entry ``index`` of block ``name`` (``_at("CONTRIB", b, r, p)``): the
+    block's offset and shape from the state layout (``calimala_env.layout.ST``), plain arithmetic
+    as the kernels index (no bounds check, so a malformed state reads as it always did)."""
+    block = L.ST[name]
+    slot = 0
+    for i, size in zip(index, block.axes, strict=True):
+        slot = slot * size + i
+    return block.offset + slot
+
+
+def _block(state: np.ndarray, name: str) -> np.ndarray:
+    """Block ``name`` of ``state`` as a view in its shape (``calimala_env.layout.ST``):
+    ``_block(state, "HAND")[p]`` is p's hand."""
+    return L.ST.views(np.asarray(state)[: L.ST.size])[name]
+
+
+def _cubes_out(state: np.ndarray, p: int) -> int:
+    """Seat p's cubes out of its reserve: in its warehouses and workshops, delivered to the cities,
+    contributed to the churches and in artworks (Python ints)."""
+    held = [_block(state, "WH")[p], _block(state, "CLOTH")[p]]
+    held += [_block(state, name)[..., p] for name in ("CITY", "CONTRIB", "ART")]
+    return sum(int(x) for a in held for x in a.flat)
+
 
 def layout_from_option(value: Any) -> list[int] | None:
     """The ``action_layout`` option as 9 action ids (row by row, a1 b1 c1 a2 ...), or None (random)."""
@@ -156,7 +180,7 @@ class CalimalaGame(GameSpec):
         for s in range(L.NUM_SPACES):
             discs = []
             for i in range(int(state[L.STACK_N + s])):
-                d = int(state[L.STACK + L.MAX_STACK * s + i])
+                d = int(state[_at("STACK", s, i)])
                 white = d >= L.WHITE_BASE
                 discs.append({"owner": d - (L.WHITE_BASE if white else 1), "white": white})
             streets.append({"street": L.STREET_NAMES[s], "actions": list(notation.street_actions(state, s)),
@@ -173,12 +197,12 @@ class CalimalaGame(GameSpec):
         for b in range(L.NUM_CHURCHES):
             entry: dict[str, Any] = {}
             for r in range(L.NUM_RES):
-                entry[L.RESOURCE_NAMES[r]] = [int(state[L.CONTRIB + L.NUM_RES * P * b + P * r + p]) for p in range(n)]
+                entry[L.RESOURCE_NAMES[r]] = [int(state[_at("CONTRIB", b, r, p)]) for p in range(n)]
                 entry[f"free_{L.RESOURCE_NAMES[r]}_slots"] = int(rules.church_free(state, b, r))
-            entry["artworks"] = [int(state[L.ART + P * b + p]) for p in range(n)]
+            entry["artworks"] = [int(state[_at("ART", b, p)]) for p in range(n)]
             entry["free_artwork_slots"] = int(rules.art_free(state, b))
             churches[L.BUILDING_NAMES[b]] = entry
-        cities = {L.CITY_NAMES[c]: [int(state[L.CITY + P * c + p]) for p in range(n)] for c in range(L.NUM_CITIES)}
+        cities = {L.CITY_NAMES[c]: [int(state[_at("CITY", c, p)]) for p in range(n)] for c in range(L.NUM_CITIES)}
         players = []
         for p in range(n):
             sees_hand = viewer == VIEW_ALL or viewer == p
@@ -187,36 +211,36 @@ class CalimalaGame(GameSpec):
                 "vp": int(state[L.VP + p]),
                 "seats": int(state[L.SEATS + p]),
                 "seat_order": [k for k in range(L.NUM_SEATS) if int(state[L.SEAT + k]) == L.SEAT_BASE + p],
-                "council_artworks": int(state[L.ART + P * L.COUNCIL + p]),
-                "warehouses": {L.RESOURCE_NAMES[r]: int(state[L.WH + L.NUM_RES * p + r]) for r in range(L.NUM_RES)},
+                "council_artworks": int(state[_at("ART", L.COUNCIL, p)]),
+                "warehouses": {L.RESOURCE_NAMES[r]: int(state[_at("WH", p, r)]) for r in range(L.NUM_RES)},
                 "workshops": int(state[L.WORKSHOPS + p]),
-                "cloth_in_workshops": [int(state[L.CLOTH + L.MAX_WORKSHOPS * p + w])
+                "cloth_in_workshops": [int(state[_at("CLOTH", p, w)])
                                        for w in range(int(state[L.WORKSHOPS + p]))],
                 "ships": int(state[L.SHIPS + p]),
                 "trade_houses": [L.CITY_NAMES[L.FIRST_TRADE + t] for t in range(L.NUM_TRADE)
-                                 if state[L.HOUSE + P * t + p]],
+                                 if state[_at("HOUSE", t, p)]],
                 "reserve_cubes": int(state[L.RESERVE + p]),
                 "coloured_discs": int(state[L.COLOURED + p]),
                 "white_discs": int(state[L.WHITE + p]),
                 "discs_placed": int(state[L.PLACED + p]),
                 "coloured_discs_out": int(state[L.COL_OUT + p]),
-                "cloth_in_cities": {L.CITY_NAMES[c]: int(state[L.CITY + P * c + p]) for c in range(L.NUM_CITIES)},
+                "cloth_in_cities": {L.CITY_NAMES[c]: int(state[_at("CITY", c, p)]) for c in range(L.NUM_CITIES)},
                 "contributions": {
-                    L.BUILDING_NAMES[b]: {L.RESOURCE_NAMES[r]: int(state[L.CONTRIB + L.NUM_RES * P * b + P * r + p])
+                    L.BUILDING_NAMES[b]: {L.RESOURCE_NAMES[r]: int(state[_at("CONTRIB", b, r, p)])
                                           for r in range(L.NUM_RES)}
                     for b in range(L.NUM_CHURCHES)
                 },
-                "artworks": {L.BUILDING_NAMES[b]: int(state[L.ART + P * b + p]) for b in range(L.NUM_BUILDINGS)},
+                "artworks": {L.BUILDING_NAMES[b]: int(state[_at("ART", b, p)]) for b in range(L.NUM_BUILDINGS)},
                 "hand_count": int(rules.hand_count(state, p)),
-                "known_cards": notation.card_names(state[L.KNOWN + L.NUM_TYPES * p: L.KNOWN + L.NUM_TYPES * (p + 1)]),
+                "known_cards": notation.card_names(_block(state, "KNOWN")[p]),
             }
             if sees_hand:
-                entry["hand"] = notation.card_names(state[L.HAND + L.NUM_TYPES * p: L.HAND + L.NUM_TYPES * (p + 1)])
-                dealt = state[L.DEALT + L.MAX_DEALT * p: L.DEALT + L.MAX_DEALT * (p + 1)]
+                entry["hand"] = notation.card_names(_block(state, "HAND")[p])
+                dealt = _block(state, "DEALT")[p]
                 entry["dealt_scoring_cards"] = [L.SCORING_CARD_NAMES[int(c) - 1] for c in dealt if c > 0]
             if sees_hand or over:
                 j = int(state[L.KEPT + p])
-                entry["kept_scoring_card"] = (L.SCORING_CARD_NAMES[int(state[L.DEALT + L.MAX_DEALT * p + j - 1]) - 1]
+                entry["kept_scoring_card"] = (L.SCORING_CARD_NAMES[int(state[_at("DEALT", p, j - 1)]) - 1]
                                               if j else None)
             players.append(entry)
         turn = None
@@ -265,7 +289,7 @@ class CalimalaGame(GameSpec):
             "churches": churches,
             "cities": cities,
             "city_free_slots": {L.CITY_NAMES[c]: int(rules.city_free(state, c)) for c in range(L.NUM_CITIES)},
-            "trade_houses": {L.CITY_NAMES[L.FIRST_TRADE + t]: [p for p in range(n) if state[L.HOUSE + P * t + p]]
+            "trade_houses": {L.CITY_NAMES[L.FIRST_TRADE + t]: [p for p in range(n) if state[_at("HOUSE", t, p)]]
                              for t in range(L.NUM_TRADE)},
             "face_up_scoring_card": (L.SCORING_CARD_NAMES[int(state[L.FACE_UP]) - 1] if state[L.FACE_UP] else None),
             "deck_size": int(state[L.DECK_N]),
@@ -302,7 +326,7 @@ class CalimalaGame(GameSpec):
         white_grid = 0
         for s in range(L.NUM_SPACES):
             for i in range(st[L.STACK_N + s]):
-                d = st[L.STACK + L.MAX_STACK * s + i]
+                d = st[_at("STACK", s, i)]
                 if d >= L.WHITE_BASE:
                     white_grid += 1
                 else:
@@ -310,12 +334,7 @@ class CalimalaGame(GameSpec):
         seat_holders = [st[L.SEAT + k] - L.SEAT_BASE for k in range(L.NUM_SEATS) if st[L.SEAT + k] >= L.SEAT_BASE]
         coloured, white = L.DISCS[n]
         for p in range(n):
-            cubes = st[L.RESERVE + p]
-            cubes += sum(st[L.WH + 3 * p + r] for r in range(3))
-            cubes += sum(st[L.CLOTH + 3 * p + w] for w in range(3))
-            cubes += sum(st[L.CITY + P * c + p] for c in range(L.NUM_CITIES))
-            cubes += sum(st[L.CONTRIB + 3 * P * b + P * r + p] for b in range(3) for r in range(3))
-            cubes += sum(st[L.ART + P * b + p] for b in range(4))
+            cubes = st[L.RESERVE + p] + _cubes_out(state, p)
             if cubes != L.CUBES:
                 errors.append(f"player {p}: {cubes} cubes, not {L.CUBES}")
             discs = st[L.COLOURED + p] + on_grid[p] + seat_holders.count(p) + st[L.COL_OUT + p]
@@ -323,15 +342,15 @@ class CalimalaGame(GameSpec):
                 errors.append(f"player {p}: {discs} coloured discs, not {coloured}")
             if not 0 <= st[L.SHIPS + p] <= L.MAX_SHIPS:
                 errors.append(f"player {p}: {st[L.SHIPS + p]} ships")
-            houses = sum(st[L.HOUSE + P * t + p] for t in range(3))
+            houses = sum(st[_at("HOUSE", t, p)] for t in range(L.NUM_TRADE))
             if not 0 <= houses <= L.MAX_HOUSES:
                 errors.append(f"player {p}: {houses} trade houses")
             if not 1 <= st[L.WORKSHOPS + p] <= L.MAX_WORKSHOPS:
                 errors.append(f"player {p}: {st[L.WORKSHOPS + p]} workshops (1 printed + at most 2 tiles)")
-            for w in range(3):
+            for w in range(L.MAX_WORKSHOPS):
                 cap = L.WORKSHOP_CAP if w < st[L.WORKSHOPS + p] else 0
-                if not 0 <= st[L.CLOTH + 3 * p + w] <= cap:
-                    errors.append(f"player {p}: workshop {w} holds {st[L.CLOTH + 3 * p + w]} cloth")
+                if not 0 <= st[_at("CLOTH", p, w)] <= cap:
+                    errors.append(f"player {p}: workshop {w} holds {st[_at('CLOTH', p, w)]} cloth")
         whites = white_grid + st[L.WHITE_OUT] + sum(st[L.WHITE + p] for p in range(n))
         if whites != n * white:
             errors.append(f"{whites} white discs, not {n * white}")
@@ -339,12 +358,12 @@ class CalimalaGame(GameSpec):
         for i in range(st[L.DECK_N]):
             cards[st[L.DECK + i]] += 1
         for t in range(L.NUM_TYPES):
-            cards[t] += st[L.DISCARD + t] + sum(st[L.HAND + L.NUM_TYPES * p + t] for p in range(n))
+            cards[t] += st[L.DISCARD + t] + sum(st[_at("HAND", p, t)] for p in range(n))
         for i, t in enumerate(L.START_CARDS):
             cards[t] += st[L.START_LEFT + i]
         if cards != list(L.CARD_COPIES):
             errors.append(f"action cards by type {cards}, not {list(L.CARD_COPIES)}")
-        sc = [st[L.DEALT + 3 * p + j] for p in range(n) for j in range(3) if st[L.DEALT + 3 * p + j]]
+        sc = [st[_at("DEALT", p, j)] for p in range(n) for j in range(L.MAX_DEALT) if st[_at("DEALT", p, j)]]
         sc += [st[x] for x in (L.FACE_UP, L.OUT_CARD) if st[x]]
         if sorted(sc) != list(range(1, L.NUM_SCORING_CARDS + 1)):
             errors.append(f"scoring cards {sorted(sc)}")
@@ -472,34 +491,34 @@ def position(text: str, seed: int = 0) -> np.ndarray:
         elif word == "council":
             for i, tok in enumerate(body.split()):
                 st[L.COUNCIL_ART + i] = 1 + int(tok)
-                st[L.ART + P * L.COUNCIL + int(tok)] += 1
+                st[_at("ART", L.COUNCIL, int(tok))] += 1
         elif word == "street":
             name, _, discs = body.partition(":")
             s = notation.parse_street(name)
             toks = discs.split()
             for i, tok in enumerate(toks):
                 seat = int(tok.rstrip("w"))
-                st[L.STACK + L.MAX_STACK * s + i] = (L.WHITE_BASE if tok.endswith("w") else 1) + seat
+                st[_at("STACK", s, i)] = (L.WHITE_BASE if tok.endswith("w") else 1) + seat
             st[L.STACK_N + s] = len(toks)
         elif word == "city":
             name, _, vals = body.partition(":")
             c = _city(name)
             for p, count in enumerate(vals.split()):
-                st[L.CITY + P * c + p] = int(count)
+                st[_at("CITY", c, p)] = int(count)
         elif word == "contrib":
             name, _, vals = body.partition(":")
             bname, res = name.split()
             b = BUILDING_KEYS[bname]
             r = L.RESOURCE_NAMES.index(res)
             for p, count in enumerate(vals.split()):
-                st[L.CONTRIB + L.NUM_RES * P * b + P * r + p] = int(count)
+                st[_at("CONTRIB", b, r, p)] = int(count)
         elif word == "art":
             name, _, vals = body.partition(":")
             b = BUILDING_KEYS[name.strip()]
             if b == L.COUNCIL:
                 raise ValueError("council artworks are given in order with 'council'")
             for p, count in enumerate(vals.split()):
-                st[L.ART + P * b + p] = int(count)
+                st[_at("ART", b, p)] = int(count)
         elif word == "deck":
             deck_top = [_card(t) for t in body.split()]
         elif word == "discard":
@@ -514,18 +533,18 @@ def position(text: str, seed: int = 0) -> np.ndarray:
             raise ValueError(f"p{p}: no such seat")
         for r, res in enumerate(L.RESOURCE_NAMES):
             if res in keys:
-                st[L.WH + L.NUM_RES * p + r] = int(keys[res][0])
+                st[_at("WH", p, r)] = int(keys[res][0])
         if "cloth" in keys:
             cloth = [int(x) for x in keys["cloth"]]
             if not 1 <= len(cloth) <= L.MAX_WORKSHOPS:
                 raise ValueError(f"p{p}: cloth needs one number per workshop (1..3)")
             st[L.WORKSHOPS + p] = len(cloth)
             for w, x in enumerate(cloth):
-                st[L.CLOTH + L.MAX_WORKSHOPS * p + w] = x
+                st[_at("CLOTH", p, w)] = x
         if "ships" in keys:
             st[L.SHIPS + p] = int(keys["ships"][0])
         for city in keys.get("houses", []):
-            st[L.HOUSE + P * (_city(city) - L.FIRST_TRADE) + p] = 1
+            st[_at("HOUSE", _city(city) - L.FIRST_TRADE, p)] = 1
         for card in keys.get("hand", []):
             hands[p, _card(card)] += 1
         for card in keys.get("known", []):
@@ -534,13 +553,13 @@ def position(text: str, seed: int = 0) -> np.ndarray:
             st[L.VP + p] = int(keys["vp"][0])
         if "kept" in keys:
             c = L.SCORING_CARD_NAMES.index(" ".join(keys["kept"]))
-            _swap_scoring_card(st, n, c, L.DEALT + L.MAX_DEALT * p)
+            _swap_scoring_card(st, n, c, _at("DEALT", p, 0))
     # discs
     on_grid = np.zeros(n, dtype=np.int64)
     white_grid = np.zeros(n, dtype=np.int64)
     for s in range(L.NUM_SPACES):
         for i in range(int(st[L.STACK_N + s])):
-            d = int(st[L.STACK + L.MAX_STACK * s + i])
+            d = int(st[_at("STACK", s, i)])
             if d >= L.WHITE_BASE:
                 white_grid[d - L.WHITE_BASE] += 1
             else:
@@ -561,16 +580,12 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     rules.recount_board(st)
     # cubes left in reserve
     for p in range(n):
-        used = sum(int(st[L.WH + 3 * p + r]) for r in range(3)) + sum(int(st[L.CLOTH + 3 * p + w]) for w in range(3))
-        used += sum(int(st[L.CITY + P * c + p]) for c in range(L.NUM_CITIES))
-        used += sum(int(st[L.CONTRIB + 3 * P * b + P * r + p]) for b in range(3) for r in range(3))
-        used += sum(int(st[L.ART + P * b + p]) for b in range(4))
-        st[L.RESERVE + p] = L.CUBES - used
+        st[L.RESERVE + p] = L.CUBES - _cubes_out(st, p)
     # action cards: hands, discard, the deck's top as given, the rest below in seeded order
     for p in range(n):
         for t in range(L.NUM_TYPES):
-            st[L.HAND + L.NUM_TYPES * p + t] = hands[p, t]
-            st[L.KNOWN + L.NUM_TYPES * p + t] = known[p, t]
+            st[_at("HAND", p, t)] = hands[p, t]
+            st[_at("KNOWN", p, t)] = known[p, t]
     st[L.DISCARD: L.DISCARD + L.NUM_TYPES] = discard
     left = np.array(L.CARD_COPIES, dtype=np.int64) - hands.sum(axis=0) - discard
     for t in deck_top:
@@ -598,7 +613,7 @@ def position(text: str, seed: int = 0) -> np.ndarray:
 def _swap_scoring_card(st: np.ndarray, n: int, card: int, slot: int) -> None:
     """Put scoring card ``card`` into ``slot`` (a dealt slot, FACE_UP), swapping it with whatever
     slot held it."""
-    slots = [L.DEALT + L.MAX_DEALT * p + j for p in range(n) for j in range(L.DEAL_EACH[n])]
+    slots = [_at("DEALT", p, j) for p in range(n) for j in range(L.DEAL_EACH[n])]
     slots += [x for x in (L.FACE_UP, L.OUT_CARD) if st[x]]
     for other in slots:
         if st[other] == card + 1:

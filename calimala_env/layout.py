@@ -207,17 +207,19 @@ NEXT_SEAT = ST.add("NEXT_SEAT", 1, "council seats scored so far (the next seat t
 END_TRIGGERED = ST.add("END_TRIGGERED", 1, "1 once all 15 tiles are scored (the round is finished)")
 COUNCIL_ART = ST.add("COUNCIL_ART", ART_SLOT_TABLE[COUNCIL], "``COUNCIL_ART + i``: 0 empty, 1 + p owner of the "
                      "i-th council artwork (in the order they were made)")
-ART = ST.add("ART", NUM_BUILDINGS * P, "``ART + 5 b + p``: artworks of p on building b")
+ART = ST.add("ART", NUM_BUILDINGS * P, "``ART + 5 b + p``: artworks of p on building b", shape=(NUM_BUILDINGS, P))
 CONTRIB = ST.add("CONTRIB", NUM_CHURCHES * NUM_RES * P, "``CONTRIB + 15 b + 5 r + p``: cubes of resource r p "
-                 "contributed to church b")
-CITY = ST.add("CITY", NUM_CITIES * P, "``CITY + 5 c + p``: cloth p delivered to city c")
-HOUSE = ST.add("HOUSE", NUM_TRADE * P, "``HOUSE + 5 t + p``: 1 if p has a trade house in trade city t")
+                 "contributed to church b", shape=(NUM_CHURCHES, NUM_RES, P))
+CITY = ST.add("CITY", NUM_CITIES * P, "``CITY + 5 c + p``: cloth p delivered to city c", shape=(NUM_CITIES, P))
+HOUSE = ST.add("HOUSE", NUM_TRADE * P, "``HOUSE + 5 t + p``: 1 if p has a trade house in trade city t",
+               shape=(NUM_TRADE, P))
 CITY_USED = ST.add("CITY_USED", NUM_CITIES, "cloth delivered to city c by all players (kept with CITY)")
 CONTRIB_USED = ST.add("CONTRIB_USED", NUM_CHURCHES * NUM_RES, "``+ 3 b + r``: cubes of resource r in church b, "
                       "all players (kept with CONTRIB)")
 ART_USED = ST.add("ART_USED", NUM_BUILDINGS, "artworks on building b, all players (kept with ART)")
-WH = ST.add("WH", P * NUM_RES, "``WH + 3 p + r``: cubes in p's warehouse of resource r (0..4)")
-CLOTH = ST.add("CLOTH", P * MAX_WORKSHOPS, "``CLOTH + 3 p + w``: cloth in p's workshop w (0..4)")
+WH = ST.add("WH", P * NUM_RES, "``WH + 3 p + r``: cubes in p's warehouse of resource r (0..4)", shape=(P, NUM_RES))
+CLOTH = ST.add("CLOTH", P * MAX_WORKSHOPS, "``CLOTH + 3 p + w``: cloth in p's workshop w (0..4)",
+               shape=(P, MAX_WORKSHOPS))
 WORKSHOPS = ST.add("WORKSHOPS", P, "workshops p has (1 printed + tiles built)")
 SHIPS = ST.add("SHIPS", P, "ships p has built")
 RESERVE = ST.add("RESERVE", P, "cubes in p's reserve")
@@ -229,11 +231,12 @@ WHITE_OUT = ST.add("WHITE_OUT", 1, "white discs out of the game")
 SEATS = ST.add("SEATS", P, "council seats p holds")
 VP = ST.add("VP", P, "victory points of p")
 STACK = ST.add("STACK", NUM_SPACES * MAX_STACK, "``STACK + 4 s + i``: i-th disc from the bottom on street s: "
-               "0 empty, 1 + p coloured of p, 6 + p white placed by p")
+               "0 empty, 1 + p coloured of p, 6 + p white placed by p", shape=(NUM_SPACES, MAX_STACK))
 STACK_N = ST.add("STACK_N", NUM_SPACES, "discs on street s")
-HAND = ST.add("HAND", P * NUM_TYPES, "``HAND + 9 p + t``: action cards of type t in p's hand (hidden)")
+HAND = ST.add("HAND", P * NUM_TYPES, "``HAND + 9 p + t``: action cards of type t in p's hand (hidden)",
+              shape=(P, NUM_TYPES))
 KNOWN = ST.add("KNOWN", P * NUM_TYPES, "``KNOWN + 9 p + t``: of those, how many every seat knows p holds "
-               "(start cards taken face up, minus the ones played since); public")
+               "(start cards taken face up, minus the ones played since); public", shape=(P, NUM_TYPES))
 DECK = ST.add("DECK", NUM_CARDS, "``DECK + i``: type of the i-th card from the bottom of the face-down deck "
               "(top = DECK_N - 1); unused slots 0. Hidden")
 DECK_N = ST.add("DECK_N", 1, "cards in the deck")
@@ -241,7 +244,7 @@ DISCARD = ST.add("DISCARD", NUM_TYPES, "face-up discard pile: cards of each type
 START_LEFT = ST.add("START_LEFT", NUM_START, "1 while start card i (Wood, Brick, Marble, Weave, Build) is on "
                     "the table")
 DEALT = ST.add("DEALT", P * MAX_DEALT, "``DEALT + 3 p + j``: 1 + the j-th scoring card dealt to p (0 none); hidden "
-               "from the other seats")
+               "from the other seats", shape=(P, MAX_DEALT))
 KEPT = ST.add("KEPT", P, "1 + the index j of the dealt card p kept (0 before the choice); hidden")
 FACE_UP = ST.add("FACE_UP", 1, "1 + the face-up scoring card (0 none, 5 players)")
 OUT_CARD = ST.add("OUT_CARD", 1, "1 + the scoring card put back unseen (4 players), else 0; hidden")

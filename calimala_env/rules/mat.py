@@ -1,6 +1,10 @@
 """Calimala rules: the mat vector (:func:`fill_mat`), the feasibility of each action
 (:func:`can_do`) and the exact search over card plays (:func:`achievable`). Part of
 :mod:`calimala_env.rules`; the rules as implemented: ``docs/rules/calimala.md``.
+
+The mat vector (:data:`MAT`, ``V_*``), what the feasibility of one player's actions depends on:
+
+{MAT_TABLE}
 """
 
 from __future__ import annotations
@@ -42,21 +46,27 @@ from calimala_env.layout import (
 )
 from calimala_env.rules.helpers import P, art_free, church_free, city_free
 from gamecore.jit import ijit, jit
+from gamecore.layout import Layout
 from gamecore.scratch import stack_empty
 
 # ---- the mat vector: what the feasibility of one player's actions depends on ---------------------
-V_HAND = 0  # 9 card counts
-V_WH = 9  # 3 warehouse counts
-V_RES = 12  # cubes in reserve
-V_CLOTH = 13  # 3 workshop cloth counts
-V_WS = 16  # workshops built
-V_SHIPS = 17  # ships built
-V_HOUSE = 18  # 3: own trade house in trade city t
-V_TFREE = 21  # 3: free delivery slots of trade city t
-V_PFREE = 24  # free delivery slots of the 3 port cities together
-V_CFREE = 25  # 3: free contribution slots of resource r over the 3 churches
-V_AFREE = 28  # free artwork slots over the 4 buildings
-VLEN = 29
+# (layout :data:`MAT`, the table in the module's docstring)
+MAT = Layout("mat vector")
+V_HAND = MAT.add("HAND", NUM_TYPES, "``V_HAND + t``: cards of type t in the hand")
+V_WH = MAT.add("WH", NUM_RES, "``V_WH + r``: cubes in the warehouse of resource r")
+V_RES = MAT.add("RES", 1, "cubes in reserve")
+V_CLOTH = MAT.add("CLOTH", MAX_WORKSHOPS, "``V_CLOTH + w``: cloth in workshop w")
+V_WS = MAT.add("WS", 1, "workshops built")
+V_SHIPS = MAT.add("SHIPS", 1, "ships built")
+V_HOUSE = MAT.add("HOUSE", NUM_TRADE, "``V_HOUSE + t``: 1 if the player has a trade house in trade city t")
+V_TFREE = MAT.add("TFREE", NUM_TRADE, "``V_TFREE + t``: free delivery slots of trade city t")
+V_PFREE = MAT.add("PFREE", 1, f"free delivery slots of the {NUM_PORTS} port cities together")
+V_CFREE = MAT.add("CFREE", NUM_RES, f"``V_CFREE + r``: free contribution slots of resource r over the {NUM_CHURCHES} "
+                  "churches")
+V_AFREE = MAT.add("AFREE", 1, f"free artwork slots over the {NUM_BUILDINGS} buildings")
+VLEN = MAT.size
+
+__doc__ = (__doc__ or "").replace("{MAT_TABLE}", MAT.table())
 
 # the card plays the search tries: (card type, parameter); a parameter picks the variant that
 # matters for feasibility (build kind / trade city / resource)

@@ -1,6 +1,19 @@
 """Cultivo rules: the obligations of a travel and its payment, decided as its outcome
 (:func:`colour_outcomes`, :func:`amount_values`). Part of :mod:`cultivo_env.rules`; the rules as
 implemented: ``docs/rules/cultivo.md``.
+
+The travel's counts (:data:`TC`, ``TC_*``; :func:`travel_counts`):
+
+{TC_TABLE}
+
+:func:`colour_outcomes_cached`'s small array (:data:`SM`, ``SM_*``):
+
+{SM_TABLE}
+
+in which ``DWORK``, :func:`deltas_fill`'s scratch (:data:`DW`, ``DW_*``; ``SM_R``, ``SM_X``,
+``SM_XM`` and ``SM_TQ`` are ``SM_DWORK`` plus ``DW_R``, ``DW_X``, ``DW_XM``, ``DW_TQ``), is:
+
+{DW_TABLE}
 """
 
 from __future__ import annotations
@@ -34,6 +47,7 @@ from cultivo_env.rules.accessors import copy_range, grow, place_of, write_contex
 from cultivo_env.rules.travel import travel_wheat
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import ijit, jit
+from gamecore.layout import Layout
 
 
 # ---- the obligations of a travel and how they are paid ---------------------------------------
@@ -70,10 +84,14 @@ def build_obligations(state: np.ndarray, p: int) -> None:
 #: ``travel_counts`` layout: passed fields without another player's worker by colour, then
 #: ``TC_Q + MAX_PLAYERS * colour + rr`` those with the worker of the seat rr places after the payer,
 #: then the canals and the placement wheat
-TC_Q = NUM_COLOURS
-TC_M = TC_Q + MAX_PLAYERS * NUM_COLOURS
-TC_W = TC_M + 1
-TC_LEN = TC_W + 1
+TC = Layout("travel counts")
+TC_E = TC.add("E", NUM_COLOURS, "``TC_E + c`` (= ``c``): passed fields of colour c without another player's worker")
+TC_Q = TC.add("Q", NUM_COLOURS * MAX_PLAYERS, "``TC_Q + MAX_PLAYERS * c + rr``: passed fields of colour c with the "
+              "worker of the seat rr places after the payer (rr = 0 unused)", shape=(NUM_COLOURS, MAX_PLAYERS))
+TC_M = TC.add("M", 1, "canals crossed")
+TC_W = TC.add("W", 1, "the placement wheat")
+TC_LEN = TC.size
+assert TC_E == 0  # the kernels index the fields without a foreign worker as tc[c]
 
 
 @jit
@@ -207,39 +225,60 @@ K_B0 = 0x8888  # every stall balance 0
 
 
 #: :func:`deltas_fill`'s scratch: R, X, XM, tq (MAX_PLAYERS each), then where to resume
-DW_RESUME = 4 * MAX_PLAYERS  # 0: a fresh enumeration; te + 1: resume at te with the tq kept
-DW_COUNT = DW_RESUME + 1  # the keys in the set when it ran out of room
-DWORK_LEN = DW_COUNT + 1
+DW = Layout("deltas_fill's scratch")
+DW_R = DW.add("R", MAX_PLAYERS, "goods of the colour the step gives receiver rr (0: the supply, after the scales)")
+DW_X = DW.add("X", MAX_PLAYERS, "goods of the colour the stalls replace at receiver rr (an odometer)")
+DW_XM = DW.add("XM", MAX_PLAYERS, "the most ``X`` can be at receiver rr")
+DW_TQ = DW.add("TQ", MAX_PLAYERS, "carted fields of the colour with the worker of the seat rr places after the payer "
+               "(the split being enumerated)")
+DW_RESUME = DW.add("RESUME", 1, "0: a fresh enumeration; te + 1: resume at te with the tq kept")
+DW_COUNT = DW.add("COUNT", 1, "the keys in the set when it ran out of room")
+DWORK_LEN = DW.size
+assert DW_RESUME == 4 * MAX_PLAYERS  # a fresh enumeration clears R, X, XM, TQ: the first 4 * MAX_PLAYERS
 
 #: the small arrays of :func:`colour_outcomes_cached` at these offsets of one (``sm``), so that
 #: :func:`deltas_fill` and its callers, called for every colour, take one array instead of a dozen
 #: (numba counts the references of every array a function binds or slices, at every call): the
 #: travel's counts (``TC_*``), the payer's context (:func:`write_context`: goods, own scales and
 #: stalls, the owner of each cart and barge), the amounts decided, deltas_fill's scratch, and the
-#: bounds of what the colours before / from c can have done
-SM_TC = 0
-SM_H = SM_TC + TC_LEN
-SM_SCAL = SM_H + NUM_COLOURS
-SM_STL = SM_SCAL + NUM_COLOURS
-SM_COWN = SM_STL + NUM_COLOURS
-SM_BOWN = SM_COWN + NUM_COLOURS
-SM_DFIX = SM_BOWN + NUM_COLOURS
-SM_RFIX = SM_DFIX + NUM_COLOURS
-SM_DWORK = SM_RFIX + NUM_COLOURS * MAX_PLAYERS
-SM_R = SM_DWORK
-SM_X = SM_R + MAX_PLAYERS
-SM_XM = SM_X + MAX_PLAYERS
-SM_TQ = SM_XM + MAX_PLAYERS
-SM_ST_LT = SM_DWORK + DWORK_LEN
-SM_REC_LT = SM_ST_LT + NUM_COLOURS + 1
-SM_FLD_LT = SM_REC_LT + (NUM_COLOURS + 1) * MAX_PLAYERS
-SM_CART_LT = SM_FLD_LT + NUM_COLOURS + 1
-SM_BARGE_LT = SM_CART_LT + NUM_COLOURS + 1
-SM_ST_GE = SM_BARGE_LT + NUM_COLOURS + 1
-SM_REC_GE = SM_ST_GE + NUM_COLOURS + 1
-SM_FLD_GE = SM_REC_GE + (NUM_COLOURS + 1) * MAX_PLAYERS
-SM_CART_GE = SM_FLD_GE + NUM_COLOURS + 1
-SMALL_LEN = SM_CART_GE + NUM_COLOURS + 1
+#: bounds of what the colours before / from c can have done. ``SM_R``, ``SM_X``, ``SM_XM`` and
+#: ``SM_TQ`` are not blocks of their own: they alias the parts of the scratch block ``DWORK`` (its
+#: layout :data:`DW`), ``SM_R`` its start.
+SM = Layout("colour_outcomes_cached's small array")
+SM_TC = SM.add("TC", TC_LEN, "the travel's counts (:func:`travel_counts`, layout :data:`TC`)")
+SM_H = SM.add("H", NUM_COLOURS, "the payer's goods of colour c (:func:`write_context` writes ``H`` .. ``BOWN``: "
+              "5 x 6 in this order)")
+SM_SCAL = SM.add("SCAL", NUM_COLOURS, "1 if the payer owns the scales of colour c")
+SM_STL = SM.add("STL", NUM_COLOURS, "1 if the payer owns the market stall of colour c")
+SM_COWN = SM.add("COWN", NUM_COLOURS, "owner of the cart of colour c (-1: nobody)")
+SM_BOWN = SM.add("BOWN", NUM_COLOURS, "owner of the barge of colour c (-1: nobody)")
+SM_DFIX = SM.add("DFIX", NUM_COLOURS, "the amounts decided: the payer's total of colour c")
+SM_RFIX = SM.add("RFIX", NUM_COLOURS * MAX_PLAYERS, "``SM_RFIX + MAX_PLAYERS * c + rr``: the amounts decided: "
+                 "goods of colour c to the seat rr places after the payer", shape=(NUM_COLOURS, MAX_PLAYERS))
+SM_DWORK = SM.add("DWORK", DWORK_LEN, ":func:`deltas_fill`'s scratch (layout :data:`DW`)")
+SM_R = SM_DWORK + DW_R  # alias: inside DWORK
+SM_X = SM_DWORK + DW_X  # alias: inside DWORK
+SM_XM = SM_DWORK + DW_XM  # alias: inside DWORK
+SM_TQ = SM_DWORK + DW_TQ  # alias: inside DWORK
+SM_ST_LT = SM.add("ST_LT", NUM_COLOURS + 1, "stalls of the colours before c")
+SM_REC_LT = SM.add("REC_LT", (NUM_COLOURS + 1) * MAX_PLAYERS, "``SM_REC_LT + MAX_PLAYERS * c + rr``: the most "
+                   "goods the colours before c can have sent receiver rr, capped at the stalls (rr = 0: the stalls)",
+                   shape=(NUM_COLOURS + 1, MAX_PLAYERS))
+SM_FLD_LT = SM.add("FLD_LT", NUM_COLOURS + 1, "passed fields of the colours before c")
+SM_CART_LT = SM.add("CART_LT", NUM_COLOURS + 1, "the most cart uses of the colours before c")
+SM_BARGE_LT = SM.add("BARGE_LT", NUM_COLOURS + 1, "the most barge uses of the colours before c")
+SM_ST_GE = SM.add("ST_GE", NUM_COLOURS + 1, "stalls of the colours from c on")
+SM_REC_GE = SM.add("REC_GE", (NUM_COLOURS + 1) * MAX_PLAYERS, "``SM_REC_GE + MAX_PLAYERS * c + rr``: the most "
+                   "goods the colours from c on can send receiver rr, capped at the stalls (rr = 0: the stalls)",
+                   shape=(NUM_COLOURS + 1, MAX_PLAYERS))
+SM_FLD_GE = SM.add("FLD_GE", NUM_COLOURS + 1, "passed fields of the colours from c on")
+SM_CART_GE = SM.add("CART_GE", NUM_COLOURS + 1, "1 if a colour from c on has a cart")
+SMALL_LEN = SM.size
+# write_context fills the payer's context as five rows of NUM_COLOURS from one offset
+assert (SM_SCAL, SM_STL, SM_COWN, SM_BOWN) == tuple(SM_H + k * NUM_COLOURS for k in range(1, 5))
+
+__doc__ = ((__doc__ or "").replace("{TC_TABLE}", TC.table()).replace("{SM_TABLE}", SM.table())
+           .replace("{DW_TABLE}", DW.table()))
 
 
 #: what :func:`deltas_fill` puts in its set for a step: its delta key (times ``K_TAG``); that plus

@@ -1,14 +1,20 @@
 """Cultivo rules: the payment rules, whether a set of obligations can be paid (the scales, the
 market stalls, :func:`pay_feasible`'s exact programme over the colours). Part of
 :mod:`cultivo_env.rules`; the rules as implemented: ``docs/rules/cultivo.md``.
+
+The travel workspace (:data:`WS`; ``WS_*`` and the cache's and memo's offsets), a new one
+(``travel.new_ws``):
+
+{WS_TABLE}
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cultivo_env.layout import NUM_COLOURS, SUPPLY, YELLOW
+from cultivo_env.layout import MAX_FIELDS, NUM_COLOURS, SUPPLY, YELLOW
 from gamecore.jit import jit
+from gamecore.layout import Layout
 
 NEG = -(1 << 30)
 
@@ -25,33 +31,55 @@ NEG = -(1 << 30)
 #: (``CACHE_SLOTS`` hash slots, at most ``CACHE_MAX`` of them used, so a lookup always meets an
 #: empty slot soon; the exact programme's answers: counts of payable / not payable summaries, then
 #: ``DP_MEMO`` of each; the count of used slots; the answers of the slots) and, last, the search's
-#: labels.
-WS_H = 0
-WS_SCAL = 6
-WS_STL = 12
-WS_COWN = 18
-WS_BOWN = 24
-WS_E = 30
-WS_F = 36
-WS_P = 42
-WS_P0 = 48
-WS_GP = 54
-WS_GSP = 60
-WS_DPW = 66
+#: labels and its rows per field. The offsets come from :data:`WS` (the table in the module's
+#: docstring); the sizes below are the only numbers typed.
 DPW_LEN = 18 + 2 * 256  # pay_feasible's scratch and its two rows, when they fit
-WS_TBL = WS_DPW + DPW_LEN
 TBL_LEN = 4096  # pay_feasible's table, when it fits
 CACHE_SLOTS = 1024
 CACHE_MAX = 768
 DP_MEMO = 256
-WS_KEYS = WS_TBL + TBL_LEN
-MEMO_NFE = WS_KEYS + CACHE_SLOTS
-MEMO_NIN = MEMO_NFE + 1
-MEMO_FE = MEMO_NIN + 1
-MEMO_IN = MEMO_FE + DP_MEMO
-CACHE_N = MEMO_IN + DP_MEMO
-WS_VALS = CACHE_N + 1
-WS_LAB = WS_VALS + CACHE_SLOTS
+#: labels a new workspace has room for (``travel.travel_search`` retries with more when a search needs them)
+WS_LABELS = 1024
+#: rows of one value per field after the labels (``travel.search_labels``)
+WS_FIELD_ROWS = 6
+
+WS = Layout("travel workspace")
+WS_H = WS.add("H", NUM_COLOURS, "the payer's goods of colour c (``write_context`` writes ``H`` .. ``BOWN``: 5 x 6 "
+              "in this order)")
+WS_SCAL = WS.add("SCAL", NUM_COLOURS, "1 if the payer owns the scales of colour c")
+WS_STL = WS.add("STL", NUM_COLOURS, "1 if the payer owns the market stall of colour c")
+WS_COWN = WS.add("COWN", NUM_COLOURS, "owner of the cart of colour c (-1: nobody)")
+WS_BOWN = WS.add("BOWN", NUM_COLOURS, "owner of the barge of colour c (-1: nobody)")
+WS_E = WS.add("E", NUM_COLOURS, "the travel's passed fields of colour c without another player's worker")
+WS_F = WS.add("F", NUM_COLOURS, "the travel's passed fields of colour c with another player's worker")
+WS_P = WS.add("P", NUM_COLOURS, "goods of colour c owed when paying with goods only (after the scales)")
+WS_P0 = WS.add("P0", NUM_COLOURS, "goods of colour c owed besides the obligations, all to the supply (the "
+               "placement wheat)")
+WS_GP = WS.add("GP", NUM_COLOURS, "the greedy test's goods of colour c owed")
+WS_GSP = WS.add("GSP", NUM_COLOURS, "the greedy test's goods of colour c to the supply")
+WS_DPW = WS.add("DPW", DPW_LEN, ":func:`pay_feasible`'s scratch (stalls that can help, generation / consumption "
+                "after each colour: 6 each) and its two rows, when they fit")
+WS_TBL = WS.add("TBL", TBL_LEN, ":func:`pay_feasible`'s table of each colour's best stall scores, when it fits")
+WS_KEYS = WS.add("KEYS", CACHE_SLOTS, "the feasibility cache's keys, one per hash slot (-1: empty)")
+MEMO_NFE = WS.add("MEMO_NFE", 1, "summaries the exact programme found payable (kept in ``MEMO_FE``)")
+MEMO_NIN = WS.add("MEMO_NIN", 1, "summaries the exact programme found not payable (kept in ``MEMO_IN``)")
+MEMO_FE = WS.add("MEMO_FE", DP_MEMO, "the first ``DP_MEMO`` summaries found payable")
+MEMO_IN = WS.add("MEMO_IN", DP_MEMO, "the first ``DP_MEMO`` summaries found not payable")
+CACHE_N = WS.add("CACHE_N", 1, "the cache's used slots (at most ``CACHE_MAX``)")
+WS_VALS = WS.add("VALS", CACHE_SLOTS, "the cache's answers, one per hash slot (1 payable, 0 not)")
+WS_LAB = WS.add("LAB", 4 * WS_LABELS, "the search's labels: field, obligations, the next label at the same "
+                "field, the next label of the same distance bucket (-2 once expanded), ``WS_LABELS`` of each in "
+                "a new workspace (a grown one has more, and the rows per field follow them)",
+                shape=(4, WS_LABELS))
+WS.add("FIELD_ROWS", WS_FIELD_ROWS * MAX_FIELDS, "the search's rows per field: its newest label, hops to the "
+       "target, the label expanded next per distance, the fields set in ``found``, the cost of the way on to the "
+       "nearest open target and as of how many targets found", shape=(WS_FIELD_ROWS, MAX_FIELDS))
+#: a new workspace's length (``travel.new_ws``)
+WS_LEN = WS.size
+# write_context fills the payer's context as five rows of NUM_COLOURS from one offset
+assert (WS_SCAL, WS_STL, WS_COWN, WS_BOWN) == tuple(WS_H + k * NUM_COLOURS for k in range(1, 5))
+
+__doc__ = (__doc__ or "").replace("{WS_TABLE}", WS.table())
 
 
 # =============================================================================================

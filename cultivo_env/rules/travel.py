@@ -39,11 +39,13 @@ from cultivo_env.rules.payment import (
     WS_COWN,
     WS_E,
     WS_F,
+    WS_FIELD_ROWS,
     WS_GP,
     WS_GSP,
     WS_H,
     WS_KEYS,
     WS_LAB,
+    WS_LEN,
     WS_P,
     WS_P0,
     WS_SCAL,
@@ -135,14 +137,8 @@ def no_dearer(a: np.int64, b: np.int64) -> bool:
     return True
 
 
-# ---- the travel workspace (layout: :mod:`cultivo_env.rules.payment`) ------------------------
-#: labels a new workspace has room for (:func:`travel_search` retries with more when a search needs them)
-WS_LABELS = 1024
-#: rows of one value per field after the labels (:func:`search_labels`)
-WS_FIELD_ROWS = 6
-WS_LEN = WS_LAB + 4 * WS_LABELS + WS_FIELD_ROWS * MAX_FIELDS
-
-
+# ---- the travel workspace (layout: :data:`cultivo_env.rules.payment.WS`) -------------------
+# a new one is WS_LEN long: the fixed blocks, WS_LABELS labels, then WS_FIELD_ROWS rows per field
 @jit
 def new_ws() -> np.ndarray:
     """An empty travel workspace: the cache empty, the rest written before it is read."""
