@@ -77,12 +77,13 @@ import ast
 import functools
 import hashlib
 import importlib.util
-import inspect
+import json
 import os
 import sys
 import tempfile
 import threading
 import time
+import types
 import warnings
 import weakref
 from pathlib import Path
@@ -174,11 +175,65 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+#: file of :func:`_normalised`'s memo: raw source digest -> normalised digest (JSON)
+_MEMO_NAME = "tabletop-kernel-source-digests.json"
+#: entries the memo keeps (the newest): a few versions of every kernel source
+_MEMO_MAX = 1024
+_memo: dict[str, str] | None = None
+
+
+def _memo_path() -> Path:
+    """Where the memo lives: ``NUMBA_CACHE_DIR`` where set, else gamecore's ``__pycache__`` (as
+    numba's in-tree cache), else the per-user temp directory."""
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if cache:
+        return Path(cache) / _MEMO_NAME
+    here = Path(__file__).resolve().parent / "__pycache__"
+    if os.access(here if here.is_dir() else here.parent, os.W_OK):
+        return here / _MEMO_NAME
+    return Path(_fallback_cache_dir()) / _MEMO_NAME
+
+
+def _load_memo() -> dict[str, str]:
+    global _memo
+    if _memo is None:
+        _memo = {}
+        try:
+            raw = json.loads(_memo_path().read_text(encoding="utf-8"))
+            if isinstance(raw, dict):
+                _memo = {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str) and len(v) == 64}
+        except (OSError, ValueError):
+            pass
+    return _memo
+
+
+def _save_memo() -> None:
+    memo = _load_memo()
+    items = list(memo.items())[-_MEMO_MAX:]
+    path = _memo_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(dict(items)), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 @functools.cache
-def _normalised(path: str, mtime_ns: int, size: int) -> bytes:
-    """A module's code without docstrings, comments or layout (its syntax tree)."""
-    source = Path(path).read_text(encoding="utf-8")
-    return ast.dump(_strip_docstrings(ast.parse(source)), include_attributes=False).encode()
+def _normalised(path: str, mtime_ns: int, size: int) -> str:
+    """SHA-256 of a module's code without docstrings, comments or layout (its syntax tree). Parsing
+    is most of what importing a game costs once its kernels are cached, so the result is kept on
+    disk under the digest of the file's bytes (:func:`_memo_path`): an unchanged file is read and
+    hashed, not parsed; a changed one has other bytes, so nothing stale can be found."""
+    data = Path(path).read_bytes()
+    key = hashlib.sha256(data).hexdigest()
+    memo = _load_memo()
+    if key not in memo:
+        tree = _strip_docstrings(ast.parse(data.decode("utf-8")))
+        memo[key] = hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
+        _save_memo()
+    return memo[key]
 
 
 def kernel_digest(package: str | None = None) -> str:
@@ -207,10 +262,11 @@ def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
     h = hashlib.sha256()
     for path, mtime_ns, size in files:
         h.update(_relative_name(Path(path)).encode())
-        h.update(_normalised(path, mtime_ns, size))
+        h.update(_normalised(path, mtime_ns, size).encode())
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1024)
 def _project_package(py_file: str) -> str | None:
     try:
         path = Path(py_file).resolve()
@@ -237,21 +293,37 @@ def _cache_subpath(py_file: str) -> str | None:
     return os.path.join(pkg, *Path(py_file).resolve().parent.relative_to(folder).parts, kernel_digest(pkg)[:16])
 
 
+def _code_digest(code: types.CodeType, h, doc: str | None = None) -> None:
+    """Feed a code object's bytecode, names and constants (nested functions' too) to ``h``: what
+    the function computes, without its line numbers (kept apart in ``co_linetable``) or docstring."""
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)).encode())
+    for k, const in enumerate(code.co_consts):
+        if isinstance(const, types.CodeType):
+            _code_digest(const, h)
+        elif not (k == 0 and doc is not None and const == doc):
+            h.update(_stable_repr(const).encode())
+
+
+def _stable_repr(const) -> str:
+    """``repr`` of a code constant, the same in every process (a frozenset's order follows the
+    string hash seed, so its items are sorted)."""
+    if isinstance(const, frozenset):
+        return "frozenset(" + repr(sorted(_stable_repr(c) for c in const)) + ")"
+    if isinstance(const, tuple):
+        return "(" + ", ".join(_stable_repr(c) for c in const) + ",)"
+    return repr(const)
+
+
 def _function_key(py_func) -> str:
-    """Names a kernel's cache files by its normalised source (stable when lines move)."""
-    try:
-        src = inspect.getsource(py_func)
-        tree = _strip_docstrings(ast.parse(_dedent(src)))
-        body = ast.dump(tree, include_attributes=False)
-    except (OSError, TypeError, SyntaxError):
-        body = py_func.__code__.co_code.hex()
-    return hashlib.sha256(body.encode()).hexdigest()[:12]
-
-
-def _dedent(src: str) -> str:
-    lines = src.splitlines()
-    indent = min((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), default=0)
-    return "\n".join(ln[indent:] for ln in lines)
+    """Names a kernel's cache files by what its code computes (stable when lines move or its
+    docstring changes), read from its code object: no source is parsed at import."""
+    h = hashlib.sha256()
+    code = getattr(py_func, "__code__", None)
+    if code is None:
+        return hashlib.sha256(repr(py_func).encode()).hexdigest()[:12]
+    _code_digest(code, h, getattr(py_func, "__doc__", None))
+    return h.hexdigest()[:12]
 
 
 def _fallback_cache_dir() -> str:
@@ -369,7 +441,7 @@ def register_game_package(package: str, title: str, compile_seconds: dict[str, i
                           compile_kernels: dict[str, int] | None = None) -> None:
     """Announce the compiling of game package ``package``'s kernels as ``title``'s, with the
     package's measured ``compile_seconds`` and ``compile_kernels`` per path (keys of
-    :data:`_PATH_TITLES`; see :data:`COMPILE_SECONDS`). A game package calls it first in its
+    ``_PATH_TITLES``; see :data:`COMPILE_SECONDS`). A game package calls it first in its
     ``__init__``, before importing its kernels. Calling it again for the same package replaces its
     figures."""
     if not package.isidentifier():

@@ -177,7 +177,7 @@ def _source_bytes(package: str) -> int:
 
 
 def longest_first(names) -> list[str]:
-    """Game names, the longest cold compile first (by :func:`_source_bytes`)."""
+    """Game names, the longest cold compile first (by ``_source_bytes``)."""
     from gamecore.games import GAMES
 
     return sorted(names, key=lambda g: -_source_bytes(GAMES[g]))
