@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from test_cultivo_rules import at, play, strings  # the rules tests' position helpers
 
 import cultivo_env
 from cultivo_env import layout as L
@@ -16,23 +17,6 @@ from cultivo_env.game import GAME, state_from_text
 from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 
 GRAY = {0: "V3.2", 1: "V6.1"}
-
-
-def at(num_players: int = 2, **kw) -> cultivo_env.raw_env:
-    """An env (villages in order) in the position described by ``kw`` (see state_from_text)."""
-    env = cultivo_env.raw_env(num_players=num_players, random_villages=False)
-    env.reset(seed=0)
-    env.set_state(state_from_text(num_players, **kw))
-    return env
-
-
-def play(env, *texts: str) -> None:
-    for text in texts:
-        env.step(env.string_to_action(text))
-
-
-def strings(env) -> list[str]:
-    return env.legal_action_strings()
 
 
 def phase(state: np.ndarray) -> str:
