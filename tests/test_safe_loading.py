@@ -387,8 +387,12 @@ def _npz(path: Path, **arrays) -> Path:
     return path
 
 
+#: the observation length of Calçada at 2 players, the inputs of the value and az models built here
+CALCADA_OBS = int(get_game("calcada").obs_shape(get_game("calcada").make_params(2))[0])
+
+
 def _value_arrays(**changes):
-    w = {"w1t": np.zeros((873, 4), np.float32), "b1": np.zeros(4, np.float32), "w2": np.ones(4, np.float32),
+    w = {"w1t": np.zeros((CALCADA_OBS, 4), np.float32), "b1": np.zeros(4, np.float32), "w2": np.ones(4, np.float32),
          "b2": np.zeros(1, np.float32), "meta": np.array(json.dumps({"game": "calcada", "players": 2, "weight": 0.5}))}
     w.update(changes)
     return w
@@ -643,7 +647,8 @@ def test_deeply_nested_json_is_one_error_not_a_recursion_traceback(tmp_path, cap
         assert "nests too deep" in line
 
 
-def _az_raw(path: Path, hidden, model=None, optimizer=None, fmt=1, obs_len=873, num_actions=None, **config) -> Path:
+def _az_raw(path: Path, hidden, model=None, optimizer=None, fmt=1, obs_len=CALCADA_OBS, num_actions=None,
+            **config) -> Path:
     """A checkpoint written as is (``torch.save``), its model entry ``model`` (default: zeros of the
     config's shapes)."""
     import torch
@@ -676,7 +681,7 @@ def test_az_checkpoints_that_would_take_huge_memory_or_raise_raw_errors_are_refu
     expanded = {k: torch.zeros(1).expand(*s) for k, s in shapes.items()}
     huge = {k: torch.zeros(1).expand(*s) for k, s in aznet._expected_shapes(
         {"obs_len": 2**24, "num_actions": 119, "hidden": [2**24]}).items()}
-    opt = torch.optim.Adam(aznet.make_network(873, shapes["policy.bias"][0], (8,)).parameters())
+    opt = torch.optim.Adam(aznet.make_network(CALCADA_OBS, shapes["policy.bias"][0], (8,)).parameters())
     opt_state = opt.state_dict()
     opt_state["state"] = {0: {"step": torch.tensor(1.0), "exp_avg": torch.full(shapes["trunk.0.weight"], float("nan")),
                               "exp_avg_sq": torch.zeros(shapes["trunk.0.weight"])}}
@@ -706,10 +711,10 @@ def test_value_models_that_would_take_huge_memory_are_refused_before_reading_the
 
     from gamecore.value_net import MAX_VALUE_ELEMENTS
 
-    h = MAX_VALUE_ELEMENTS // 873 + 1
+    h = MAX_VALUE_ELEMENTS // CALCADA_OBS + 1
     wide = tmp_path / "int8.npz"
     with open(wide, "wb") as f:
-        np.savez_compressed(f, **_value_arrays(w1t=np.zeros((873, h), np.int8), b1=np.zeros(h, np.float32),
+        np.savez_compressed(f, **_value_arrays(w1t=np.zeros((CALCADA_OBS, h), np.int8), b1=np.zeros(h, np.float32),
                                                w2=np.zeros(h, np.float32)))
     assert wide.stat().st_size < 10**6
     header = _io.BytesIO()
