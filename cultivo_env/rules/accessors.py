@@ -22,6 +22,24 @@ from cultivo_env.layout import (
     STALL,
 )
 from gamecore.jit import jit
+from gamecore.layout import Layout
+
+#: the rows :func:`write_context` fills, in this order, NUM_COLOURS entries each: (name, meaning)
+PAY_CONTEXT = (
+    ("H", "the payer's goods of colour c"),
+    ("SCAL", "1 if the payer owns the scales of colour c"),
+    ("STL", "1 if the payer owns the market stall of colour c"),
+    ("COWN", "owner of the cart of colour c (-1: nobody)"),
+    ("BOWN", "owner of the barge of colour c (-1: nobody)"),
+)
+
+
+def add_pay_context(lay: Layout) -> tuple[int, int, int, int, int]:
+    """Allocate in ``lay`` the rows :func:`write_context` fills (:data:`PAY_CONTEXT`, one after the
+    other, as it writes them from one offset); their offsets ``(H, SCAL, STL, COWN, BOWN)``."""
+    h, scal, stl, cown, bown = (lay.add(name, NUM_COLOURS, f"{meaning} (written by ``write_context``)")
+                                for name, meaning in PAY_CONTEXT)
+    return h, scal, stl, cown, bown
 
 
 # =============================================================================================
@@ -81,12 +99,12 @@ def copy_range(dst: np.ndarray, doff: int, src: np.ndarray, soff: int, k: int) -
 def write_context(state: np.ndarray, p: int, out: np.ndarray, off: int) -> None:
     """The payer's goods, own scales and stalls, and the owner of each colour's cart and barge, six
     of each, into ``out[off:off + 30]``."""
-    for c in range(NUM_COLOURS):
+    for c in range(NUM_COLOURS):  # the rows of PAY_CONTEXT, in order
         out[off + c] = goods(state, p, c)
-        out[off + 6 + c] = 1 if state[EQUIP_LOC + NUM_COLOURS * SCALES + c] == LOC_OWNED + p else 0
-        out[off + 12 + c] = 1 if state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p else 0
-        out[off + 18 + c] = owner(state, NUM_COLOURS * CART + c)
-        out[off + 24 + c] = owner(state, NUM_COLOURS * BARGE + c)
+        out[off + NUM_COLOURS + c] = 1 if state[EQUIP_LOC + NUM_COLOURS * SCALES + c] == LOC_OWNED + p else 0
+        out[off + 2 * NUM_COLOURS + c] = 1 if state[EQUIP_LOC + NUM_COLOURS * STALL + c] == LOC_OWNED + p else 0
+        out[off + 3 * NUM_COLOURS + c] = owner(state, NUM_COLOURS * CART + c)
+        out[off + 4 * NUM_COLOURS + c] = owner(state, NUM_COLOURS * BARGE + c)
 
 
 @jit

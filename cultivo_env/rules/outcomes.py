@@ -43,7 +43,7 @@ from cultivo_env.layout import (
     WORKER,
     YELLOW,
 )
-from cultivo_env.rules.accessors import copy_range, grow, place_of, write_context
+from cultivo_env.rules.accessors import add_pay_context, copy_range, grow, place_of, write_context
 from cultivo_env.rules.travel import travel_wheat
 from gamecore.header import H_NPLAYERS
 from gamecore.jit import ijit, jit
@@ -246,12 +246,7 @@ assert DW_RESUME == 4 * MAX_PLAYERS  # a fresh enumeration clears R, X, XM, TQ: 
 #: layout :data:`DW`), ``SM_R`` its start.
 SM = Layout("colour_outcomes_cached's small array")
 SM_TC = SM.add("TC", TC_LEN, "the travel's counts (:func:`travel_counts`, layout :data:`TC`)")
-SM_H = SM.add("H", NUM_COLOURS, "the payer's goods of colour c (:func:`write_context` writes ``H`` .. ``BOWN``: "
-              "5 x 6 in this order)")
-SM_SCAL = SM.add("SCAL", NUM_COLOURS, "1 if the payer owns the scales of colour c")
-SM_STL = SM.add("STL", NUM_COLOURS, "1 if the payer owns the market stall of colour c")
-SM_COWN = SM.add("COWN", NUM_COLOURS, "owner of the cart of colour c (-1: nobody)")
-SM_BOWN = SM.add("BOWN", NUM_COLOURS, "owner of the barge of colour c (-1: nobody)")
+SM_H, SM_SCAL, SM_STL, SM_COWN, SM_BOWN = add_pay_context(SM)
 SM_DFIX = SM.add("DFIX", NUM_COLOURS, "the amounts decided: the payer's total of colour c")
 SM_RFIX = SM.add("RFIX", NUM_COLOURS * MAX_PLAYERS, "``SM_RFIX + MAX_PLAYERS * c + rr``: the amounts decided: "
                  "goods of colour c to the seat rr places after the payer", shape=(NUM_COLOURS, MAX_PLAYERS))
@@ -274,8 +269,6 @@ SM_REC_GE = SM.add("REC_GE", (NUM_COLOURS + 1) * MAX_PLAYERS, "``SM_REC_GE + MAX
 SM_FLD_GE = SM.add("FLD_GE", NUM_COLOURS + 1, "passed fields of the colours from c on")
 SM_CART_GE = SM.add("CART_GE", NUM_COLOURS + 1, "1 if a colour from c on has a cart")
 SMALL_LEN = SM.size
-# write_context fills the payer's context as five rows of NUM_COLOURS from one offset
-assert (SM_SCAL, SM_STL, SM_COWN, SM_BOWN) == tuple(SM_H + k * NUM_COLOURS for k in range(1, 5))
 
 __doc__ = ((__doc__ or "").replace("{TC_TABLE}", TC.table()).replace("{SM_TABLE}", SM.table())
            .replace("{DW_TABLE}", DW.table()))

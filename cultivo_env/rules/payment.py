@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from cultivo_env.layout import MAX_FIELDS, NUM_COLOURS, SUPPLY, YELLOW
+from cultivo_env.rules.accessors import add_pay_context
 from gamecore.jit import jit
 from gamecore.layout import Layout
 
@@ -44,12 +45,7 @@ WS_LABELS = 1024
 WS_FIELD_ROWS = 6
 
 WS = Layout("travel workspace")
-WS_H = WS.add("H", NUM_COLOURS, "the payer's goods of colour c (``write_context`` writes ``H`` .. ``BOWN``: 5 x 6 "
-              "in this order)")
-WS_SCAL = WS.add("SCAL", NUM_COLOURS, "1 if the payer owns the scales of colour c")
-WS_STL = WS.add("STL", NUM_COLOURS, "1 if the payer owns the market stall of colour c")
-WS_COWN = WS.add("COWN", NUM_COLOURS, "owner of the cart of colour c (-1: nobody)")
-WS_BOWN = WS.add("BOWN", NUM_COLOURS, "owner of the barge of colour c (-1: nobody)")
+WS_H, WS_SCAL, WS_STL, WS_COWN, WS_BOWN = add_pay_context(WS)
 WS_E = WS.add("E", NUM_COLOURS, "the travel's passed fields of colour c without another player's worker")
 WS_F = WS.add("F", NUM_COLOURS, "the travel's passed fields of colour c with another player's worker")
 WS_P = WS.add("P", NUM_COLOURS, "goods of colour c owed when paying with goods only (after the scales)")
@@ -76,8 +72,6 @@ WS.add("FIELD_ROWS", WS_FIELD_ROWS * MAX_FIELDS, "the search's rows per field: i
        "nearest open target and as of how many targets found", shape=(WS_FIELD_ROWS, MAX_FIELDS))
 #: a new workspace's length (``travel.new_ws``)
 WS_LEN = WS.size
-# write_context fills the payer's context as five rows of NUM_COLOURS from one offset
-assert (WS_SCAL, WS_STL, WS_COWN, WS_BOWN) == tuple(WS_H + k * NUM_COLOURS for k in range(1, 5))
 
 __doc__ = (__doc__ or "").replace("{WS_TABLE}", WS.table())
 
