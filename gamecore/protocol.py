@@ -162,9 +162,6 @@ class GameSpec:
     """
 
     name: str = ""
-    #: the game's name as people write it (``"Calçada"``), e.g. in OpenSpiel's long name; unset, it
-    #: is the title the game's package registered (:func:`gamecore.jit.register_game_package`)
-    title: str = ""
     env_id: str = ""
     kernels: ModuleType
     min_players: int = 2
@@ -197,10 +194,12 @@ class GameSpec:
 
     @property
     def display_name(self) -> str:
-        """:attr:`title`, else the title the game's package registered, else the capitalised ``name``."""
+        """The game's name as people write it (``"Calçada"``, e.g. in OpenSpiel's long name): the
+        title its package registered (:func:`gamecore.jit.register_game_package`), else the
+        capitalised ``name``."""
         from gamecore.jit import package_title
 
-        return self.title or package_title(type(self).__module__.partition(".")[0]) or self.name.capitalize()
+        return package_title(type(self).__module__.partition(".")[0]) or self.name.capitalize()
 
     def max_game_length(self, params: np.ndarray) -> int:
         """An upper bound on the decisions (applied actions) of one game (one episode) under
