@@ -229,10 +229,9 @@ def _normalised(path: str, mtime_ns: int, size: int) -> str:
     data = Path(path).read_bytes()
     key = hashlib.sha256(data).hexdigest()
     memo = _load_memo()
-    if key not in memo:
+    if key not in memo:  # saved once per digest (:func:`_digest`), not once per file
         tree = _strip_docstrings(ast.parse(data.decode("utf-8")))
         memo[key] = hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
-        _save_memo()
     return memo[key]
 
 
@@ -260,9 +259,12 @@ def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
     locator asks for its package's digest when it is decorated (148 times in importing Cultivo), and
     each asking hashed the same normalised sources again."""
     h = hashlib.sha256()
+    known = len(_load_memo())
     for path, mtime_ns, size in files:
         h.update(_relative_name(Path(path)).encode())
         h.update(_normalised(path, mtime_ns, size).encode())
+    if len(_load_memo()) != known:
+        _save_memo()
     return h.hexdigest()
 
 
