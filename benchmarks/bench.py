@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
 
 GAME_MODULES = dict(GAMES)
 WARM_FIRST_STEP_TARGET_S = 2.0
@@ -124,7 +124,7 @@ def probe_game(name: str) -> tuple[bool, str]:
     if missing:
         return False, f"{mod_name} not importable yet (has no {', '.join(missing)})"
     try:
-        from gamecore.batch_kernels import build
+        from gamecore.kernel.batch_kernels import build
 
         build(mod.GAME.kernels)
     except Exception as exc:  # noqa: BLE001
@@ -269,8 +269,8 @@ def steady_batch(game: str, players: int, num_envs: int):
     the same seconds would be timed on slower positions. So slot ``i`` first plays ``k_i`` random
     decisions alone, ``k_i`` uniform below the mean game length (from 16 probe games), which
     staggers the slots over the whole game; the rows' windows then run on from there."""
-    from gamecore.batched import BatchedGames
-    from gamecore.jit import compile_seconds
+    from gamecore.envs.batched import BatchedGames
+    from gamecore.kernel.jit import compile_seconds
 
     key = (game, players, num_envs)
     if key not in _STEADY:
@@ -295,7 +295,7 @@ def steady_batch(game: str, players: int, num_envs: int):
 def batched_step_row(
     game: str, players: int, num_envs: int, threads: int, seconds: float, warmup: float, windows: int
 ) -> Row:
-    from gamecore.batched import ThreadChooser
+    from gamecore.envs.batched import ThreadChooser
 
     b = steady_batch(game, players, num_envs)
     b.threads = ThreadChooser(threads, num_envs)  # this row's thread count (or "auto")
@@ -352,7 +352,7 @@ def rollout_row(
     """Whole random games in one jitted call per window step. One call plays ``num_envs x
     games_per_env`` games, so the batch is cut (to a power of two) where one call would outlast a
     window (Cultivo's 1,024 whole games take tens of seconds): every row stays inside its budget."""
-    from gamecore.batched import BatchedGames
+    from gamecore.envs.batched import BatchedGames
 
     perf = time.perf_counter
     probe = BatchedGames(game, 8, seed=0, num_players=players, num_threads=threads)
@@ -506,7 +506,7 @@ import time, json, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
 import numpy as np
-from gamecore.batched import BatchedGames
+from gamecore.envs.batched import BatchedGames
 t_import = time.perf_counter() - t0
 b = BatchedGames({game!r}, 16, seed=0, num_players={players})
 obs, masks = b.reset()
@@ -518,7 +518,7 @@ import time, json, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
 import numpy as np
-from gamecore.batched import BatchedGames
+from gamecore.envs.batched import BatchedGames
 t_import = time.perf_counter() - t0
 BatchedGames({game!r}, 16, seed=0, num_players={players}).random_rollout(1, seed=0)
 elapsed = time.perf_counter() - t0
@@ -616,7 +616,7 @@ MEMORY_SCRIPT = """
 import gc, json, resource, sys, tracemalloc
 sys.path.insert(0, {root!r})
 import numpy as np
-from gamecore.batched import BatchedGames
+from gamecore.envs.batched import BatchedGames
 
 def status(key):
     try:
@@ -734,7 +734,7 @@ def timed_random_decisions(K, params, state, mask, games: int, seed: int, rng, k
     ``legal_mask`` plus ``apply``, the phase it was taken in, the action, a copy of the state before
     it or None): the loop of :func:`decision_tail` and ``replay_timing.py``. Kernels are loaded (or
     compiled) before the clock starts."""
-    from gamecore.header import H_PHASE, H_TERMINAL
+    from gamecore.kernel.header import H_PHASE, H_TERMINAL
 
     K.init(state, params, 0)  # warm-up: load every kernel the loop calls
     K.apply(state, int(np.flatnonzero(mask)[0]) if K.legal_mask(state, mask) else 0)
@@ -804,8 +804,8 @@ def mcts_timing(game: str, players: int, budget: int = 200, positions: int = 5, 
     thread) at ``positions`` decisions spread over a seeded random game of ``players`` seats: the
     median and the slowest, in ms. The searches stop early once ``limit_s`` is spent (the count
     says how many ran). The first search is run untimed first, so compiling is not counted."""
-    from gamecore.agents import MCTSAgent
-    from gamecore.header import H_TERMINAL
+    from gamecore.kernel.header import H_TERMINAL
+    from gamecore.search.agents import MCTSAgent
 
     spec, K, params, state, mask = _one_game(game, players)
     rng = np.random.default_rng(seed)

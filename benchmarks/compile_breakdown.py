@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import numpy as np
 
-    from gamecore.games import GAMES
+    from gamecore.kernel.games import GAMES
 
     if args.game not in dict(GAMES):
         ap.error(f"unknown game {args.game!r}; choose from {', '.join(dict(GAMES))}")
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = package.GAME
     players = int(spec.make_params(args.players)[0])
     if args.batched:
-        from gamecore.batched import BatchedGames
+        from gamecore.envs.batched import BatchedGames
 
         batch = BatchedGames(args.game, 16, seed=0, num_players=players)
         batch.reset()

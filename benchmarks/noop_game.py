@@ -14,9 +14,9 @@ import sys
 import numba
 import numpy as np
 
-from gamecore.aec import BaseRawEnv, make_env_factory
-from gamecore.kernels import plain_apply_legal
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL, GameSpec
+from gamecore.envs.aec import BaseRawEnv, make_env_factory
+from gamecore.kernel.kernels import plain_apply_legal
+from gamecore.kernel.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL, GameSpec
 
 STATE_LEN = 8
 NUM_ACTIONS = 8

@@ -1,10 +1,11 @@
 #!/usr/bin/env python
 """The cold compile of each game and path, as the compile notice estimates it.
 
-``gamecore.jit.COMPILE_SECONDS`` holds the seconds the notice prints ("compiling Cultivo kernels,
-once: ~N s on an idle 2-core machine") and ``gamecore.jit.COMPILE_KERNELS`` the kernel counts its
-progress lines count against. This script measures both: per game, one empty ``NUMBA_CACHE_DIR``
-and one fresh process per path in turn, each timing its first use of that path after the imports
+Each game's registration (``gamecore.kernel.games.GamePackage``, given in its package's
+``__init__``) holds the seconds the notice prints ("compiling Cultivo kernels, once: ~N s on an
+idle 2-core machine") and the kernel counts its progress lines count against.
+This script measures both: per game, one empty
+``NUMBA_CACHE_DIR`` and one fresh process per path in turn, each timing its first use of that path after the imports
 (with the kernels of the paths before it already in that cache) and counting the project kernels
 numba compiled in it:
 
@@ -41,14 +42,14 @@ CASES = {
     "threaded": "b = BatchedGames(GAME, 16, seed=0, num_threads=2)\nb.reset()\nb.step(b.random_actions())",
     "mcts": "e = pkg.env()\ne.reset(seed=0)\naec_action(make_agent('mcts:4', GAME, seed=0), e)",
     "greedy": "e = pkg.env()\ne.reset(seed=0)\naec_action(make_agent('greedy', GAME, seed=0), e)",
-    "puct": ("from gamecore.puct import puct_search, uniform_evaluator\nb = BatchedGames(GAME, 2, seed=0)\n"
+    "puct": ("from gamecore.search.puct import puct_search, uniform_evaluator\nb = BatchedGames(GAME, 2, seed=0)\n"
              "b.reset()\npuct_search(GAME, b.states, uniform_evaluator, 4, seeds=np.arange(2))"),
 }
 
 
 def measure(game: str) -> dict[str, dict[str, float]]:
     """``{"seconds": {path: s}, "kernels": {path: count}}`` of ``game`` on an empty cache."""
-    from gamecore.games import GAMES, game_key
+    from gamecore.kernel.games import GAMES, game_key
 
     with tempfile.TemporaryDirectory(prefix="notice-seconds-") as cache:
         return _measure_in(game, GAMES[game_key(game)], cache)
@@ -62,8 +63,9 @@ def _measure_in(game: str, package: str, cache: str) -> dict[str, dict[str, floa
     kernels: dict[str, float] = {}
     for path, body in CASES.items():
         code = (f"import importlib, json, sys, time\nsys.path.insert(0, {str(ROOT)!r})\nimport numpy as np\n"
-                "from gamecore import jit\n"
-                "from gamecore.batched import BatchedGames\nfrom gamecore.agents import aec_action, make_agent\n"
+                "from gamecore.kernel import jit\n"
+                "from gamecore.envs.batched import BatchedGames\n"
+                "from gamecore.search.agents import aec_action, make_agent\n"
                 f"GAME = {game!r}\npkg = importlib.import_module({package!r})\n"
                 "t0 = time.perf_counter()\n" + body + "\n"
                 "print(json.dumps({'s': time.perf_counter() - t0, 'kernels': sum(jit._NOTICE.kernels.values())}))\n")
@@ -75,7 +77,7 @@ def _measure_in(game: str, package: str, cache: str) -> dict[str, dict[str, floa
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from gamecore.games import GAMES, game_key
+    from gamecore.kernel.games import GAMES, game_key
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("``", ""))
     ap.add_argument("games", nargs="*", metavar="GAME",

@@ -83,7 +83,7 @@ def write_perf_map(path: str | None = None) -> int:
         if name.split(".")[0] not in ("gamecore", "callisto_env", "calcada_env", "calimala_env", "cultivo_env"):
             continue
         values = list(vars(module).values())
-        if name == "gamecore.batch_kernels":  # the batched kernels are closures kept in _BUILT
+        if name == "gamecore.kernel.batch_kernels":  # the batched kernels are closures kept in _BUILT
             values += [getattr(w, "kernel", w) for built in module._BUILT.values() for w in built]
         # a Threaded kernel holds two dispatchers (serial, parallel)
         values += [d for v in values if hasattr(v, "parallel") for d in (v.serial, v.parallel)]
@@ -140,8 +140,8 @@ def main(argv: list[str] | None = None) -> None:
 
     import numpy as np
 
-    from gamecore.games import GAMES
-    from gamecore.header import H_TERMINAL
+    from gamecore.kernel.games import GAMES
+    from gamecore.kernel.header import H_TERMINAL
 
     if args.game not in dict(GAMES):
         ap.error(f"unknown game {args.game!r}; choose from {', '.join(dict(GAMES))}")
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
     mask = np.zeros(spec.num_actions(params), dtype=np.int8)
     rng = np.random.default_rng(args.seed)
     if args.batched > 0:
-        from gamecore.batched import BatchedGames
+        from gamecore.envs.batched import BatchedGames
 
         batch = BatchedGames(args.game, args.num_envs, seed=args.seed, num_threads=1, num_players=int(params[0]))
         batch.reset()

@@ -31,8 +31,8 @@ def replay_digest(game: str, players: list[int], games: int, seed: int = 0) -> t
     """(hex digest, decisions, seconds in ``legal_mask``) of ``games`` random games per count."""
     import importlib
 
-    from gamecore.games import GAMES
-    from gamecore.header import H_TERMINAL
+    from gamecore.kernel.games import GAMES
+    from gamecore.kernel.header import H_TERMINAL
 
     spec = importlib.import_module(GAMES[game]).GAME
     K = spec.kernels
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     import importlib
 
-    from gamecore.games import GAMES
+    from gamecore.kernel.games import GAMES
 
     if args.game not in GAMES:
         ap.error(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")

@@ -42,7 +42,7 @@ def _bench():
 def _game(name: str, players: int):
     """bench.py's ``_one_game`` (spec, kernels, params, state, mask), with a clear error for an unknown
     game or a count it does not play."""
-    from gamecore.games import GAMES
+    from gamecore.kernel.games import GAMES
 
     if name not in GAMES:
         raise SystemExit(f"unknown game {name!r}; choose from {', '.join(GAMES)}")

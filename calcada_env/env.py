@@ -19,7 +19,7 @@ one-colour districts for points, connect motifs for more at the end. Rules as im
 
 ## Options
 `env(num_players=2, start_player=0, board_side="A", reward_mode="rank", render_mode=None,
-viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.envs.aec`
 for `viewer` and `illegal`).
 `board_side` is `"A"` (8 districts) or `"B"` (9 districts); all players use the same side.
 
@@ -47,7 +47,7 @@ occur; the turn count, which can pass 100, is split into hundreds and the rest).
 by hand that play cannot reach (`set_state` checks slots, not reachability) can hold more than a
 range states: the entries then show the value, clipped to 127, and `KNOWN_ORDER` the 22 known
 tiles nearest the top. `env(obs_encoding="scaled")` divides every entry by its maximum: float32
-in [0, 1] (`gamecore.encoding`).
+in [0, 1] (`gamecore.envs.encoding`).
 
 {OBS_TABLE}
 
@@ -123,7 +123,7 @@ observer 0), then one-hot `H_CURRENT` (the decider), `H_OWNER` and `H_PHASE`, th
 `H_TERMINAL`: the same whoever decides. The stacks show only by size and known bottom, never the
 order of the rest;
 `state(view="all")` is the same vector. Blocks: `env.unwrapped.global_state_layout().table()`; the
-design: `gamecore.global_state`.
+design: `gamecore.envs.global_state`.
 
 ## Version history
 * v0: first release.
@@ -139,9 +139,9 @@ from __future__ import annotations
 
 from calcada_env import layout as L
 from calcada_env.game import GAME
-from gamecore.aec import BaseRawEnv, make_env_factory
-from gamecore.global_state import describe
-from gamecore.layout import table_by_count
+from gamecore.envs.aec import BaseRawEnv, make_env_factory
+from gamecore.envs.global_state import describe
+from gamecore.kernel.layout import table_by_count
 
 __doc__ = (__doc__ or "").replace("{OBS_TABLE}", table_by_count(L.OBS, markdown=True))
 

@@ -1,4 +1,4 @@
-"""Python-side facts about Calçada for the shared wrappers (:class:`gamecore.protocol.GameSpec`)."""
+"""Python-side facts about Calçada for the shared wrappers (:class:`gamecore.kernel.protocol.GameSpec`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 
 from calcada_env import layout as L
 from calcada_env import notation, render, rules
-from gamecore.layout import Layout
-from gamecore.options import short_repr
-from gamecore.protocol import (
+from gamecore.kernel.layout import Layout
+from gamecore.kernel.options import short_repr
+from gamecore.kernel.protocol import (
     H_CURRENT,
     H_DECISIONS,
     H_DONE,
@@ -25,8 +25,6 @@ from gamecore.protocol import (
 
 
 class CalcadaGame(GameSpec):
-    name = "calcada"
-    env_id = "calcada-v1"
     kernels = rules
     min_players = 2
     max_players = 4

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from calcada_env import layout as L
-from gamecore.protocol import H_NPLAYERS
+from gamecore.kernel.protocol import H_NPLAYERS
 
 
 def square_name(sq: int) -> str:

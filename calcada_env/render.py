@@ -9,8 +9,8 @@ import numpy as np
 
 from calcada_env import layout as L
 from calcada_env import notation, rules
-from gamecore import render as R
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
+from gamecore.envs import render as R
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
 
 #: RECONSTRUCTION (drawing only): tile colours
 COLOUR_RGB = ((235, 200, 40), (200, 50, 45), (50, 90, 200), (40, 150, 70), (130, 60, 160))

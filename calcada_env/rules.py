@@ -100,15 +100,15 @@ from calcada_env.layout import (
     TILES_PER_COLOUR,
     TURNS,
 )
-from gamecore.bits import lowest_bit, popcount, store_u64
-from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
-from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8, count_decision, plain_apply_legal, rel_seat
-from gamecore.rng import rng_below, rng_seed, rng_shuffle
-from gamecore.scratch import stack_empty
+from gamecore.kernel.bits import lowest_bit, popcount, store_u64
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
+from gamecore.kernel.jit import jit
+from gamecore.kernel.kernels import check_header, clip8, count_decision, plain_apply_legal, rel_seat
+from gamecore.kernel.rng import rng_below, rng_seed, rng_shuffle
+from gamecore.kernel.scratch import stack_empty
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
-#: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
+#: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.kernel.protocol``)
 APPLY_LEGAL_FUSED = False
 apply_legal = plain_apply_legal(sys.modules[__name__])
 

@@ -66,7 +66,7 @@ players (3 from each of the 15 council tiles, 5 from each final card: a seat's s
 never exceeds the first place's points), the hand at most 45 cards. Only a position built by hand
 that play cannot reach (`set_state` checks slots, not reachability) can hold more VP; the kernel
 clips the VP and the hand count at 127, the int8 range, which play never reaches. `env(obs_encoding="scaled")` divides
-every entry by its maximum: float32 in [0, 1] (`gamecore.encoding`):
+every entry by its maximum: float32 in [0, 1] (`gamecore.envs.encoding`):
 
 {OBS_TABLE}
 
@@ -137,7 +137,7 @@ stay), then one-hot `H_CURRENT` (the decider), `H_OWNER` and `H_PHASE`, the `H_D
 order (kept cards revealed at the end are not added). `env.unwrapped.state(view="all")` (also
 `env.state(view="all")` through `env()`'s wrapper) adds `MY_HAND_s`, `MY_DEALT_s`, `MY_KEPT_s` for
 every seat s, for a critic given privileged information; still no deck order. Blocks:
-`env.unwrapped.global_state_layout(view).table()`; the design: `gamecore.global_state`.
+`env.unwrapped.global_state_layout(view).table()`; the design: `gamecore.envs.global_state`.
 
 ## Version history
 * v0: first release.
@@ -151,9 +151,9 @@ from __future__ import annotations
 
 from calimala_env import layout as L
 from calimala_env.game import GAME
-from gamecore.aec import BaseRawEnv, make_env_factory
-from gamecore.global_state import describe
-from gamecore.layout import table_by_count
+from gamecore.envs.aec import BaseRawEnv, make_env_factory
+from gamecore.envs.global_state import describe
+from gamecore.kernel.layout import table_by_count
 
 _EXAMPLES = {
     "KEEP": '"keep scoring card Lisbon"',

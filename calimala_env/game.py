@@ -1,4 +1,4 @@
-"""Python-side facts about Calimala for the shared wrappers (:class:`gamecore.protocol.GameSpec`), the JSON
+"""Python-side facts about Calimala for the shared wrappers (:class:`gamecore.kernel.protocol.GameSpec`), the JSON
 view, the conservation invariant and a builder of positions from text (for tests)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import notation, render, rules
-from gamecore.layout import Layout
-from gamecore.options import short_repr
-from gamecore.protocol import (
+from gamecore.kernel.layout import Layout
+from gamecore.kernel.options import short_repr
+from gamecore.kernel.protocol import (
     H_CURRENT,
     H_DECISIONS,
     H_DONE,
@@ -83,8 +83,6 @@ def layout_from_option(value: Any) -> list[int] | None:
 
 
 class CalimalaGame(GameSpec):
-    name = "calimala"
-    env_id = "calimala-v1"
     kernels = rules
     min_players = L.MIN_PLAYERS
     max_players = L.MAX_PLAYERS
@@ -92,7 +90,7 @@ class CalimalaGame(GameSpec):
     option_strings = {"action_layout": {"random": None}}
     phase_names = L.PHASE_NAMES
     hidden_information = True  # hands, kept scoring cards, deck order, unused scoring cards
-    #: the observer's hand, the scoring cards dealt to it, the one it kept (global state: gamecore.global_state)
+    #: the observer's hand, the scoring cards dealt to it, the one it kept (global state: gamecore.envs.global_state)
     private_obs_blocks = ("MY_HAND", "MY_DEALT", "MY_KEPT")
     #: the kind of decision, the turn owner and the decider: all zero once the game is over
     obs_pending_blocks = ("PHASE", "OWNER", "CURRENT")
@@ -623,7 +621,7 @@ def _swap_scoring_card(st: np.ndarray, n: int, card: int, slot: int) -> None:
 
 
 def _slot_name(i: int) -> str:
-    from gamecore.header import _HEADER
+    from gamecore.kernel.header import _HEADER
 
     for lay in (_HEADER, L.ST):
         for b in lay.blocks:

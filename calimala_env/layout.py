@@ -31,7 +31,7 @@ Actions (and action cards): 0 Wood, 1 Brick, 2 Marble, 3 Weave, 4 Ship, 5 Build,
 construction), 3 Palazzo Vecchio (the city council; artwork slots only). Scoring categories 0..15:
 the 15 scoring tiles (:data:`TILE_NAMES`) and 15 = Palazzo Vecchio (final card only).
 
-State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.protocol`)
+State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
 -----------------------------------------------------------------------------------------
 ``H_OWNER`` is the seat whose turn it is (during setup: the seat choosing), ``H_CURRENT`` the seat
 deciding now (the owner of the disc being activated), ``H_PHASE`` the kind of decision
@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.header import state_layout
-from gamecore.layout import Layout, offsets_table, per_count
+from gamecore.kernel.header import state_layout
+from gamecore.kernel.layout import Layout, offsets_table, per_count
 
 # =============================================================================================
 # Component data

@@ -25,7 +25,7 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import rules
-from gamecore.protocol import H_CURRENT, H_PHASE, VIEW_ALL
+from gamecore.kernel.protocol import H_CURRENT, H_PHASE, VIEW_ALL
 
 ORDINALS = ("top", "2nd from top", "3rd from top")
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import notation, rules
-from gamecore import render as R
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+from gamecore.envs import render as R
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
 P = L.MAX_PLAYERS
 WHITE_DISC = (250, 250, 250)

@@ -17,7 +17,7 @@ against you.
 
 ## Options
 `env(num_players=2, start_player=0, match=False, reward_mode="rank", render_mode=None,
-viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.aec`
+viewer="public", illegal="lose", obs_encoding="int8")` (`raw_env` defaults to `illegal="raise"`; see `gamecore.envs.aec`
 for `viewer` and `illegal`). Rules as implemented: `docs/rules/callisto.md`.
 `match=True` plays a match: as many games as players, game g started by seat
 `(start_player + g) mod n`; the episode ends after the last game.
@@ -37,7 +37,7 @@ A shape `a x b` means plane `off + b * i + j` is entry `[i, j]`;
 `GAME.observation_views(obs, params)` returns each group as a named view `obs[..., off:end]` with
 its shape as trailing axes (`(S, S, n, 10)` for `REMAIN`; a batch's leading axes are kept).
 `env(obs_encoding="scaled")` divides every entry by its maximum: float32 in [0, 1]
-(`gamecore.encoding`):
+(`gamecore.envs.encoding`):
 
 {OBS_TABLE}
 
@@ -89,7 +89,7 @@ It is seat 0's observation planes, flattened (`state[:S*S*C].reshape(S, S, C)`: 
 absolute seat order, since `rel` is the seat for observer 0), then one-hot `H_CURRENT` (the
 decider), `H_OWNER` and `H_PHASE`, the `H_DONE` bits and `H_TERMINAL`: the same whoever decides.
 Callisto hides nothing, so `state(view="all")` is the same vector. Blocks:
-`env.unwrapped.global_state_layout().table()`; the design: `gamecore.global_state`.
+`env.unwrapped.global_state_layout().table()`; the design: `gamecore.envs.global_state`.
 
 ## Version history
 * v0: first release.
@@ -103,9 +103,9 @@ from __future__ import annotations
 
 from callisto_env import layout as L
 from callisto_env.game import GAME
-from gamecore.aec import BaseRawEnv, make_env_factory
-from gamecore.global_state import describe
-from gamecore.layout import table_by_count
+from gamecore.envs.aec import BaseRawEnv, make_env_factory
+from gamecore.envs.global_state import describe
+from gamecore.kernel.layout import table_by_count
 
 __doc__ = (__doc__ or "").replace("{OBS_TABLE}", table_by_count(L.OBS_PLANES, markdown=True))
 

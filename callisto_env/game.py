@@ -1,4 +1,4 @@
-"""Python-side facts about Callisto for the shared wrappers (:class:`gamecore.protocol.GameSpec`)."""
+"""Python-side facts about Callisto for the shared wrappers (:class:`gamecore.kernel.protocol.GameSpec`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,20 @@ import numpy as np
 
 from callisto_env import layout as L
 from callisto_env import notation, render, rules
-from gamecore.options import short_repr
-from gamecore.protocol import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_TERMINAL, VIEW_PUBLIC, GameSpec, viewer_name
+from gamecore.kernel.options import short_repr
+from gamecore.kernel.protocol import (
+    H_CURRENT,
+    H_DONE,
+    H_NPLAYERS,
+    H_OWNER,
+    H_TERMINAL,
+    VIEW_PUBLIC,
+    GameSpec,
+    viewer_name,
+)
 
 
 class CallistoGame(GameSpec):
-    name = "callisto"
-    env_id = "callisto-v1"
     kernels = rules
     min_players = 2
     max_players = 4

@@ -21,7 +21,7 @@ r0, r90, r180, r270, f0, f90, f180, f270 (``f`` = mirrored left-right, then rota
 orientation's cells are offsets from its *anchor*, the first of its squares in reading order, so
 the anchor is always a square of the tile (``dr >= 0``; ``dc`` may be negative).
 
-State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.protocol`)
+State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
 -----------------------------------------------------------------------------------------
 {STATE_TABLE}
 
@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.header import state_layout
-from gamecore.layout import Layout, offsets_table, per_count, table_by_count
+from gamecore.kernel.header import state_layout
+from gamecore.kernel.layout import Layout, offsets_table, per_count, table_by_count
 
 # ---------------------------------------------------------------------------------------------
 # RECONSTRUCTION: the 2015 tile set (13 tiles, 47 squares per colour). (x, y) = (column, row).

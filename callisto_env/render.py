@@ -6,8 +6,8 @@ import numpy as np
 
 from callisto_env import layout as L
 from callisto_env import notation, rules
-from gamecore import render as R
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
+from gamecore.envs import render as R
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
 
 
 def _pieces_line(state: np.ndarray, p: int) -> str:

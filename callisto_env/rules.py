@@ -76,15 +76,15 @@ from callisto_env.layout import (
     TILE_SIZE,
     TURNS,
 )
-from gamecore.bits import copy_bytes, lowest_bit, popcount, store_u64
-from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
-from gamecore.jit import jit
-from gamecore.kernels import check_header, count_decision, plain_apply_legal
-from gamecore.rng import rng_seed
-from gamecore.scratch import stack_empty
+from gamecore.kernel.bits import copy_bytes, lowest_bit, popcount, store_u64
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_RNG, H_TERMINAL
+from gamecore.kernel.jit import jit
+from gamecore.kernel.kernels import check_header, count_decision, plain_apply_legal
+from gamecore.kernel.rng import rng_seed
+from gamecore.kernel.scratch import stack_empty
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
-#: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.protocol``)
+#: ``apply_legal`` is ``apply`` then ``legal_mask`` here (see ``gamecore.kernel.protocol``)
 APPLY_LEGAL_FUSED = False
 apply_legal = plain_apply_legal(sys.modules[__name__])
 _PILLAR_KIND = 0
@@ -114,7 +114,7 @@ def is_pillar(v: int) -> bool:
 # rules page.
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
-# (bit counts and byte stores: gamecore.bits)
+# (bit counts and byte stores: gamecore.kernel.bits)
 
 #: _BYTES[b]: the 8 bits of b as 8 bytes of 0 / 1 (lowest bit first: little-endian memory order)
 _BYTES = np.array([sum(((v >> b) & 1) << (8 * b) for b in range(8)) for v in range(256)], dtype=np.uint64)

@@ -38,7 +38,7 @@ Blocks, their offset for each player count, their shape, range and meaning (gene
 `a x b` means entry `off + b * i + j` is `[i, j]` (C order; `a x b x c`: `off + b c i + c j + k`);
 `GAME.observation_views(obs, params)` returns every block as a named view in its shape (a batch's
 leading axes are kept). `env(obs_encoding="scaled")` divides every entry by its maximum: float32 in
-[0, 1] (`gamecore.encoding`).
+[0, 1] (`gamecore.envs.encoding`).
 
 {OBS_TABLE}
 
@@ -144,7 +144,7 @@ It is seat 0's observation (seat blocks in absolute seat order, since `rel` is t
 observer 0), then one-hot `H_CURRENT` (the decider), `H_OWNER` and `H_PHASE`, the `H_DONE` bits and
 `H_TERMINAL`: the same whoever decides. The face-down stack shows only by size, never its order or
 which pieces left the game; `state(view="all")` is the same vector. Blocks:
-`env.unwrapped.global_state_layout().table()`; the design: `gamecore.global_state`.
+`env.unwrapped.global_state_layout().table()`; the design: `gamecore.envs.global_state`.
 
 ## Version history
 * v0: first release.
@@ -160,9 +160,9 @@ from __future__ import annotations
 
 from cultivo_env import layout as L
 from cultivo_env.game import GAME
-from gamecore.aec import BaseRawEnv, make_env_factory
-from gamecore.global_state import describe
-from gamecore.layout import markdown_table, table_by_count
+from gamecore.envs.aec import BaseRawEnv, make_env_factory
+from gamecore.envs.global_state import describe
+from gamecore.kernel.layout import markdown_table, table_by_count
 
 
 def _action_table() -> str:

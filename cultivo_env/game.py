@@ -1,4 +1,4 @@
-"""Python-side facts about Cultivo for the shared wrappers (:class:`gamecore.protocol.GameSpec`), and a builder
+"""Python-side facts about Cultivo for the shared wrappers (:class:`gamecore.kernel.protocol.GameSpec`), and a builder
 of positions from text for tests and examples (:func:`state_from_text`)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import notation, render, rules
-from gamecore.layout import Layout
-from gamecore.options import short_repr
-from gamecore.protocol import (
+from gamecore.kernel.layout import Layout
+from gamecore.kernel.options import short_repr
+from gamecore.kernel.protocol import (
     H_CURRENT,
     H_DECISIONS,
     H_DONE,
@@ -27,8 +27,6 @@ from gamecore.protocol import (
 
 
 class CultivoGame(GameSpec):
-    name = "cultivo"
-    env_id = "cultivo-v1"
     kernels = rules
     min_players = 2
     max_players = 4
@@ -41,7 +39,7 @@ class CultivoGame(GameSpec):
     }
     hidden_information = True  # the order of the face-down stack, and which pieces left the game
     # a random Cultivo game is hundreds of decisions, each with its payment searches: MCTS rollouts
-    # stop after 8 and value the position by tanh(margin / 20 VP) (gamecore.mcts, "Rollout horizon")
+    # stop after 8 and value the position by tanh(margin / 20 VP) (gamecore.search.mcts, "Rollout horizon")
     mcts_horizon = 8
     mcts_value_scale = 20.0
 

@@ -26,7 +26,7 @@ random from the seed: tile position ``j`` lies on field ``i = j`` (``FLIP = 0``)
 Two fields are *adjacent* when their squares share an edge: directly (same place) or across a
 canal (different places).
 
-State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.protocol`)
+State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
 -----------------------------------------------------------------------------------------
 {STATE_TABLE}
 
@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gamecore.header import state_layout
-from gamecore.layout import Layout, offsets_table, per_count, table_by_count
+from gamecore.kernel.header import state_layout
+from gamecore.kernel.layout import Layout, offsets_table, per_count, table_by_count
 
 # =============================================================================================
 # Component data

@@ -24,7 +24,7 @@ import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import rules
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_PHASE
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE
 
 
 # ---- names -----------------------------------------------------------------------------------

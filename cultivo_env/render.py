@@ -7,8 +7,8 @@ import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
-from gamecore import render as R
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
+from gamecore.envs import render as R
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 
 #: drawing only: the colours of fields and goods
 COLOUR_RGB = ((200, 55, 45), (240, 145, 35), (95, 165, 60), (135, 90, 50), (60, 100, 205), (235, 205, 60))

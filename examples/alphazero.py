@@ -5,13 +5,13 @@
     python examples/alphazero.py --game calcada --resume           # continue runs/calcada-az.pt
 
 Every iteration plays ``--games-per-iteration`` games side by side on the batched path
-(:class:`gamecore.batched.BatchedGames`): at every step, the deciding seats of all unfinished games
-are searched together by :func:`gamecore.puct.puct_search` (``--simulations`` per decision, the
+(:class:`gamecore.envs.batched.BatchedGames`): at every step, the deciding seats of all unfinished games
+are searched together by :func:`gamecore.search.puct.puct_search` (``--simulations`` per decision, the
 leaf evaluations of all games in one torch call), Dirichlet noise at the roots, the first
 ``--temperature-moves`` decisions of each game sampled from the visit counts, the rest the most
 visited. Each decision stores (observation of the decider, visit distribution, legal mask) and,
 when its game ends, the decider's rank reward (+1 first .. -1 last) as the value target. The
-network (:mod:`gamecore.aznet`: an MLP on the flat observation, ``sign(x) * log1p(|x|)`` scaled)
+network (:mod:`gamecore.search.aznet`: an MLP on the flat observation, ``sign(x) * log1p(|x|)`` scaled)
 then trains ``--train-steps`` minibatches from the replay buffer (the last ``--buffer``
 positions) on cross-entropy to the visit distribution (over the legal actions) plus the squared
 error of the value.
@@ -45,8 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 
 # ---- command line ------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=1, help="torch and numba threads (0: library defaults)")
     p.add_argument("--no-progress", action="store_true", help="no progress report on stderr")
     args = p.parse_args(argv)
-    from gamecore.games import get_game
+    from gamecore.kernel.games import get_game
 
     game = get_game(args.game)
     if args.players is None:
@@ -121,14 +121,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--mix must be in [0, 1]")
     if args.mix == 0.0 and (args.horizon is not None or args.scale is not None):
         p.error("--horizon and --scale shape the rollouts of --mix > 0: give --mix too")
-    from gamecore.mcts import check_horizon
+    from gamecore.search.mcts import check_horizon
 
     try:
         args.horizon, args.scale = check_horizon(game, args.horizon, args.scale)
     except (ValueError, TypeError) as e:
         p.error(f"--horizon / --scale: {e}")
     if args.warm_start is not None:
-        from gamecore.agents import make_agent
+        from gamecore.search.agents import make_agent
 
         try:
             make_agent(args.warm_start, game)
@@ -200,7 +200,7 @@ def play_recorded(args: argparse.Namespace, num_games: int, seed: int, choose: A
     game chosen by ``choose(games, rows, moves) -> (actions, policy targets)``; returns the positions
     (observation of the decider, policy target, legal mask, the decider's final rank reward as the
     value target) and counts."""
-    from gamecore.batched import BatchedGames
+    from gamecore.envs.batched import BatchedGames
 
     g = num_games
     games = BatchedGames(args.game, g, num_players=args.players)
@@ -232,7 +232,7 @@ def play_recorded(args: argparse.Namespace, num_games: int, seed: int, choose: A
 def self_play(args: argparse.Namespace, evaluate: Any, rng: np.random.Generator, iteration: int) -> dict[str, Any]:
     """Play ``--games-per-iteration`` games side by side with the search (:func:`play_recorded`;
     the policy targets are the visit distributions)."""
-    from gamecore.puct import puct_search
+    from gamecore.search.puct import puct_search
 
     def choose(games, rows, moves):
         res = puct_search(games.game, games.states[rows], evaluate, args.simulations,
@@ -257,7 +257,7 @@ def teacher_seed(args: argparse.Namespace) -> int:
 def teacher_play(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """``--warm-start-games`` games of the ``--warm-start`` agent in every seat (:func:`play_recorded`;
     the policy target is the agent's decision, one-hot)."""
-    from gamecore.agents import make_agent
+    from gamecore.search.agents import make_agent
 
     agent = make_agent(args.warm_start, args.game, seed=seed)
 
@@ -278,7 +278,7 @@ def train_steps(args: argparse.Namespace, net: Any, optimizer: Any, replay: Repl
     actions plus the value's squared error; returns the mean losses."""
     import torch
 
-    from gamecore.aznet import encode_obs
+    from gamecore.search.aznet import encode_obs
 
     steps = args.train_steps if steps is None else steps
     net.train()
@@ -300,7 +300,7 @@ def train_steps(args: argparse.Namespace, net: Any, optimizer: Any, replay: Repl
 
 # ---- checkpoints -------------------------------------------------------------------------------
 def _config(args: argparse.Namespace, obs_len: int, num_actions: int) -> dict[str, Any]:
-    from gamecore.aznet import ENCODING
+    from gamecore.search.aznet import ENCODING
 
     return {"game": args.game, "players": args.players, "obs_len": obs_len, "num_actions": num_actions,
             "hidden": list(args.hidden), "encoding": ENCODING, "simulations": args.simulations,
@@ -324,7 +324,7 @@ def snapshot_path(out: Path, iteration: int) -> Path:
 def _save(args, net, optimizer, iteration, config, rng, replay) -> None:
     import torch
 
-    from gamecore.aznet import save_checkpoint
+    from gamecore.search.aznet import save_checkpoint
 
     states = {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()}
     save_checkpoint(args.out, net, optimizer, iteration, config, states)
@@ -357,10 +357,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Self-play and train as ``args`` (from :func:`parse_args`) say; returns a summary."""
     import torch
 
-    from gamecore import aznet
-    from gamecore.games import get_game
-    from gamecore.model_io import read_npz
-    from gamecore.progress import Progress
+    from gamecore.kernel.games import get_game
+    from gamecore.search import aznet
+    from gamecore.search.model_io import read_npz
+    from gamecore.tools.progress import Progress
 
     game = get_game(args.game)
     params = game.make_params(args.players)
@@ -448,7 +448,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def evaluate_vs_random(args: argparse.Namespace) -> dict[str, float]:
     """The arena (seat-rotated) between ``az:<out>`` and ``random``: the az agent's win rate."""
-    from gamecore.arena import play
+    from gamecore.tools.arena import play
 
     spec = f"az:{args.out}"
     run = play(args.game, [spec, "random"], num_players=args.players, games=args.eval_games,

@@ -9,7 +9,7 @@ Part 1 is the standard PettingZoo agent loop: every live agent picks a uniformly
 from its ``action_mask``; agents that are done step with ``None``. The board is printed (``ansi``
 render mode) at the end, with each seat's final reward.
 
-Part 2 plays many games at once with :class:`gamecore.batched.BatchedGames`: first through the
+Part 2 plays many games at once with :class:`gamecore.envs.batched.BatchedGames`: first through the
 Python-driven ``step`` API (random legal actions picked in numpy), then inside one jitted call
 (``random_rollout``), and prints games per second for both.
 """
@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -46,7 +46,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch-games", type=int, default=4, help="games per slot in the batched part")
     p.add_argument("--no-batch", action="store_true", help="skip the batched part")
     args = p.parse_args(argv)
-    from gamecore.games import get_game
+    from gamecore.kernel.games import get_game
 
     game = get_game(args.game)
     if args.players is None:
@@ -84,7 +84,7 @@ def play_aec(game: str, players: int, seed: int, show_moves: bool = False) -> di
 
 def batched_python_loop(game: str, players: int, num_envs: int, games_per_env: int, seed: int) -> dict:
     """Random legal actions picked in numpy, one ``BatchedGames.step`` per decision."""
-    from gamecore.batched import BatchedGames, random_opponent
+    from gamecore.envs.batched import BatchedGames, random_opponent
 
     g = BatchedGames(game, num_envs, seed=seed, num_players=players)
     pick = random_opponent(seed)
@@ -106,7 +106,7 @@ def batched_python_loop(game: str, players: int, num_envs: int, games_per_env: i
 
 def batched_jitted(game: str, players: int, num_envs: int, games_per_env: int, seed: int) -> dict:
     """``BatchedGames.random_rollout``: whole random games inside one jitted call."""
-    from gamecore.batched import BatchedGames
+    from gamecore.envs.batched import BatchedGames
 
     g = BatchedGames(game, num_envs, seed=seed, num_players=players)
     g.random_rollout(1, seed=seed)  # warm-up (first call may load or compile the kernel)

@@ -9,7 +9,7 @@ sampling spread over several env runners -- on a laptop or on a Ray cluster, sam
     python examples/rllib_ppo.py --address auto --runners 8       # (RAY_ADDRESS works too)
 
 Every seat of every game is an agent mapped to the one ``shared`` module
-(``gamecore.rllib.MaskedPPOTorchRLModule``: RLlib's default PPO network, masked-out actions' logits
+(``gamecore.envs.rllib.MaskedPPOTorchRLModule``: RLlib's default PPO network, masked-out actions' logits
 set to the lowest float), so the policy plays against copies of itself. Each iteration prints one
 plain line (env steps, episodes, mean episode length, losses, seconds); at the end the greedy policy
 plays ``--eval-games`` games against uniformly random opponents, rotating seats, and the last line
@@ -45,8 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 #: the default sample timeout: this many seconds per env step an env runner samples per iteration ...
 SECONDS_PER_STEP = 0.05
@@ -107,7 +107,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.hidden = [int(x) for x in args.hidden.split(",") if x.strip()]
     except ValueError:
         p.error("--hidden must be comma-separated integers, e.g. 128,128")
-    from gamecore.games import get_game
+    from gamecore.kernel.games import get_game
 
     game = get_game(args.game)
     if args.players is None:
@@ -152,7 +152,7 @@ def sample_timeout_s(args: argparse.Namespace) -> float | None:
 def build_config(args: argparse.Namespace):
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from gamecore.rllib import masked_ppo_config
+    from gamecore.envs.rllib import masked_ppo_config
 
     env_config = {"game": args.game, "num_players": args.players}
     model_config = {"fcnet_hiddens": args.hidden, "head_fcnet_hiddens": []}
@@ -239,7 +239,7 @@ def module_player(module: Any):
 
 def evaluate(args: argparse.Namespace, act, games: int) -> dict[str, float]:
     """Greedy ``act`` in seat ``k mod n`` of game k against uniformly random opponents."""
-    from gamecore.single_agent import SingleAgentEnv
+    from gamecore.envs.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv(args.game, num_players=args.players, illegal="raise")
     returns = []

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
-from gamecore.games import GAMES, get_game  # noqa: E402
+from gamecore.kernel.games import GAMES, get_game  # noqa: E402
+from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -9,7 +9,7 @@
     python examples/train.py --game calcada --margin-shaping 0.05   # dense score-margin reward
 
 The learner is one seat per game (rotating over the seats from game to game) of a
-:class:`gamecore.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
+:class:`gamecore.envs.sb3.SelfPlayVecEnv`; the other seats are moved inside ``step`` by an opponent.
 Training starts against the uniformly random opponent; every ``--opponent-update`` steps a frozen
 copy of the current policy joins a small pool of snapshots, and at the start of every rollout the
 opponent for that rollout is drawn: the ``greedy`` baseline agent with probability ``--greedy-prob``
@@ -40,12 +40,12 @@ that needs longer continues from its last checkpoint: ``--init callisto_env/base
 --timesteps 1000000 --greedy-prob 0.5`` (with ``--game callisto``). The opponent pool starts empty again.
 
 ``--obs-encoding scaled`` trains on the env's scaled observations (float32 in [0, 1], every entry
-divided by its documented maximum: ``gamecore.encoding``) instead of the raw int8 counts; the saved
+divided by its documented maximum: ``gamecore.envs.encoding``) instead of the raw int8 counts; the saved
 model remembers it (its observation space), and the arena's ``ppo:`` agent scales for it.
 
 At the end the model is saved (``--out``, default ``runs/<game>_maskppo.zip``) with no pickle in it
-(``gamecore.model_io.save_maskppo``: SB3's zip with the pickled blobs of its ``data`` entry
-stripped; read it with the arena's ``ppo:`` agent or ``gamecore.model_io.load_maskppo``, which
+(``gamecore.search.model_io.save_maskppo``: SB3's zip with the pickled blobs of its ``data`` entry
+stripped; read it with the arena's ``ppo:`` agent or ``gamecore.search.model_io.load_maskppo``, which
 never run code from a model file, not with ``MaskablePPO.load``) and played greedily
 over ``--eval-games`` games against the random player, the learner rotating seats; the last line
 printed is the win rate next to the random-vs-random baseline measured on the same games.
@@ -71,8 +71,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (obs batch, bool masks) -> actions
 
@@ -108,7 +108,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--greedy-prob",
         type=float,
         default=0.0,
-        help="chance that a rollout is played against the greedy agent (gamecore.agents) instead",
+        help="chance that a rollout is played against the greedy agent (gamecore.search.agents) instead",
     )
     p.add_argument("--n-steps", type=int, default=128, help="PPO rollout length per env")
     p.add_argument("--batch-size", type=int, default=256, help="PPO minibatch size")
@@ -121,7 +121,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=("int8", "scaled"),
         default="int8",
         help="observations the network sees: the int8 counts, or float32 scaled to [0, 1] by each entry's "
-        "documented maximum (gamecore.encoding)",
+        "documented maximum (gamecore.envs.encoding)",
     )
     p.add_argument(
         "--margin-shaping",
@@ -129,7 +129,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=0.0,
         metavar="C",
         help="dense reward: C times the change of the learner's score margin over the best other seat "
-        "between its decisions (gamecore.sb3.SelfPlayVecEnv margin_shaping; 0: rank reward only)",
+        "between its decisions (gamecore.envs.sb3.SelfPlayVecEnv margin_shaping; 0: rank reward only)",
     )
     p.add_argument(
         "--imitate",
@@ -173,7 +173,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: training tables)")
     args = p.parse_args(argv)
-    from gamecore.games import get_game
+    from gamecore.kernel.games import get_game
 
     game = get_game(args.game)
     if args.players is None:
@@ -193,7 +193,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         if given:
             p.error(f"--imitate-{given[0]} needs --imitate SPEC (the teacher agent)")
     else:
-        from gamecore.agents import make_agent
+        from gamecore.search.agents import make_agent
 
         try:
             make_agent(args.imitate, game, seed=0)
@@ -246,7 +246,7 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
     every rollout."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from gamecore.sb3 import random_opponent
+    from gamecore.envs.sb3 import random_opponent
 
     class SelfPlayCallback(BaseCallback):
         def __init__(self) -> None:
@@ -260,7 +260,7 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
             self.rollouts_vs_greedy = 0
             self.greedy = None
             if greedy_prob > 0:
-                from gamecore.agents import GreedyAgent
+                from gamecore.search.agents import GreedyAgent
 
                 self.greedy = GreedyAgent(venv.games.game, seed=None if seed is None else seed + 2)
 
@@ -296,13 +296,13 @@ def make_selfplay_callback(venv: Any, update_every: int, random_prob: float, poo
 
 
 def make_progress_callback(total: int, stream: Any = None):
-    """Progress for ``total`` steps (:class:`gamecore.progress.Progress`): a tqdm bar on a
+    """Progress for ``total`` steps (:class:`gamecore.tools.progress.Progress`): a tqdm bar on a
     terminal; otherwise (a log file, a pipe, CI) a plain line at every tenth of the way, so a
     redirected log gets at most ten lines and no carriage-return noise. (SB3's own
     ``progress_bar=True`` also needs ``rich`` and always draws.)"""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from gamecore.progress import Progress
+    from gamecore.tools.progress import Progress
 
     class ProgressCallback(BaseCallback):
         def _on_training_start(self) -> None:
@@ -332,8 +332,8 @@ def collect_imitation(
     random_share: float = 0.0,
     envs: int = 64,
 ) -> dict[str, Any]:
-    """Play games on the batched path (:class:`gamecore.batched.BatchedGames`, ``rank`` reward as
-    the training env) in which ``teacher`` (an agent of :mod:`gamecore.agents`) decides for every
+    """Play games on the batched path (:class:`gamecore.envs.batched.BatchedGames`, ``rank`` reward as
+    the training env) in which ``teacher`` (an agent of :mod:`gamecore.search.agents`) decides for every
     seat, until at least ``decisions`` decisions of finished games are recorded.
 
     For every decision it records the decider's int8 observation (``obs``; the training env's
@@ -348,8 +348,8 @@ def collect_imitation(
     Decisions of games still running when the quota is reached are dropped,
     then the first ``decisions`` (in game order) are kept.
     """
-    from gamecore.agents import GreedyAgent
-    from gamecore.batched import BatchedGames
+    from gamecore.envs.batched import BatchedGames
+    from gamecore.search.agents import GreedyAgent
 
     g = BatchedGames(game, num_envs=envs, seed=seed, num_players=players)
     g.reset()
@@ -432,7 +432,7 @@ def load_imitation_cache(path: Path, key: dict[str, Any]) -> dict[str, Any] | No
     """The decisions saved at ``path`` if they were collected with the same settings, else None."""
     import json
 
-    from gamecore.model_io import read_npz
+    from gamecore.search.model_io import read_npz
 
     if not path.is_file():
         return None
@@ -540,8 +540,8 @@ def held_out_rows(games: np.ndarray, share: float = 0.1) -> tuple[np.ndarray, np
 def start_from(model: Any, path: Path, device: str, game: str) -> None:
     """Copy the policy weights and the optimizer state of the model of ``game`` saved at ``path`` into
     ``model`` (SystemExit naming the difference where the two networks do not match, or what is wrong
-    with the file; it is read without unpickling anything: :func:`gamecore.model_io.load_maskppo`)."""
-    from gamecore.model_io import load_maskppo
+    with the file; it is read without unpickling anything: :func:`gamecore.search.model_io.load_maskppo`)."""
+    from gamecore.search.model_io import load_maskppo
 
     try:  # reads no pickle: a crafted file is refused, never run
         src = load_maskppo(path, game, device=device, what="--init")
@@ -561,9 +561,9 @@ def start_from(model: Any, path: Path, device: str, game: str) -> None:
 def imitate(model: Any, args: argparse.Namespace, encoder: Any) -> dict[str, Any]:
     """Behaviour cloning of ``args.imitate`` into ``model.policy`` before PPO (see the module
     docstring): collect (or load ``--imitate-cache``), report the held-out agreement, fit, report
-    it again. ``encoder``: the training env's :class:`gamecore.encoding.ObsEncoder`, which turns
+    it again. ``encoder``: the training env's :class:`gamecore.envs.encoding.ObsEncoder`, which turns
     the recorded int8 observations into the ones the env gives."""
-    from gamecore.agents import make_agent
+    from gamecore.search.agents import make_agent
 
     teacher = make_agent(args.imitate, args.game, seed=args.seed + 3)
     key = {"game": args.game, "players": args.players, "teacher": teacher.spec, "decisions": args.imitate_decisions,
@@ -635,7 +635,7 @@ def evaluate(
     Returns ``win_rate`` (outright first place; a 2-player tie counts half), ``wins``, ``ties``
     (2 players only), ``losses``, ``mean_reward`` (rank reward, +1 first .. -1 last) and ``games``.
     """
-    from gamecore.sb3 import SelfPlayVecEnv, random_opponent
+    from gamecore.envs.sb3 import SelfPlayVecEnv, random_opponent
 
     n_envs = min(math.ceil(num_games / players), 256)
     quota = np.full(n_envs, num_games // n_envs, dtype=np.int64)
@@ -697,8 +697,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
 
-    from gamecore.model_io import save_maskppo
-    from gamecore.sb3 import SelfPlayVecEnv, random_opponent
+    from gamecore.envs.sb3 import SelfPlayVecEnv, random_opponent
+    from gamecore.search.model_io import save_maskppo
 
     torch.manual_seed(args.seed)
     venv = SelfPlayVecEnv(args.game, num_envs=args.envs, seed=args.seed, num_players=args.players,
@@ -747,7 +747,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    saved = save_maskppo(model, out)  # no pickle in the file: gamecore.model_io
+    saved = save_maskppo(model, out)  # no pickle in the file: gamecore.search.model_io
     print(f"saved {saved}")
 
     eval_seed = args.seed + 1_000_003  # games not seen in training

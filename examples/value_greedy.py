@@ -5,7 +5,7 @@
     python -m gamecore arena cultivo --agents vgreedy:runs/cultivo_vgreedy.npz greedy --games 100
 
 Approximate policy iteration in the style of TD-Gammon's afterstate values, on top of the greedy
-search (:mod:`gamecore.value_net`):
+search (:mod:`gamecore.search.value_net`):
 
 1. the current agent (``greedy`` at first, then the ``vgreedy`` agent of the last model) plays
    ``--games`` games against itself on the batched path, and every decision is kept with every
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.cli import DefaultsHelpFormatter  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> dict:
     import numba
     import torch
 
-    from gamecore.agents import GreedyAgent, ValueGreedyAgent
-    from gamecore.games import get_game
-    from gamecore.value_net import collect, fit
+    from gamecore.kernel.games import get_game
+    from gamecore.search.agents import GreedyAgent, ValueGreedyAgent
+    from gamecore.search.value_net import collect, fit
 
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     torch.set_num_threads(args.threads)
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"out": str(out), "seconds": round(time.perf_counter() - t0, 1), **{k: net.meta[k] for k in (
         "decisions", "holdout_r2")}}
     if args.eval_games:
-        from gamecore.arena import head_to_head, play
+        from gamecore.tools.arena import head_to_head, play
 
         run = play(game, [f"vgreedy:{out}", "greedy"], num_players=players, games=args.eval_games,
                    seed=args.eval_seed)

@@ -1,23 +1,24 @@
-"""Machinery shared by the four game packages.
+"""Machinery shared by the game packages, in four layers; a module imports only from its own layer
+and the layers below it (``tests/test_layers.py``):
 
-* :mod:`gamecore.jit`       -- the one place jit options are set.
-* :mod:`gamecore.rng`       -- a counter-free xorshift generator kept *inside* the state array.
-* :mod:`gamecore.protocol`  -- the kernel interface every game implements, and :class:`~gamecore.protocol.GameSpec`.
-* :mod:`gamecore.aec`       -- :class:`~gamecore.aec.BaseRawEnv`, the PettingZoo AEC wrapper over a kernel.
-* :mod:`gamecore.batched`   -- :class:`~gamecore.batched.BatchedGames` (N games in one array) and the SB3
-  :class:`~gamecore.sb3.SelfPlayVecEnv`.
-* :mod:`gamecore.rewards`   -- rank / score rewards from a finished game.
-* :mod:`gamecore.single_agent` -- one seat against fixed opponents as a ``gymnasium.Env``
-  (``tabletop-rl-envs/<Game>-v1``).
-* :mod:`gamecore.rllib`     -- the games as RLlib ``MultiAgentEnv`` s (needs the ``rllib`` extra).
-* :mod:`gamecore.agents`    -- baseline agents (random, greedy, MCTS, MaskablePPO) for every game;
-  :mod:`gamecore.mcts` holds their search kernels.
-* :mod:`gamecore.arena`     -- seat-rotated games between agents, statistics and ratings.
-* :mod:`gamecore.play`, :mod:`gamecore.replay` -- terminal play, game records and replay pictures;
-  :mod:`gamecore.cli` is ``python -m gamecore``.
+* :mod:`gamecore.kernel` -- numba kernels and what they read: jit options and the kernel cache
+  (:mod:`~gamecore.kernel.jit`), the kernel contract and :class:`~gamecore.kernel.protocol.GameSpec`
+  (:mod:`~gamecore.kernel.protocol`), layouts, the state header, the in-state RNG, the batched
+  kernels, rewards, and the registry of games (:mod:`~gamecore.kernel.games`). Imports neither
+  gymnasium nor pettingzoo.
+* :mod:`gamecore.envs` -- the paths a trainer steps: the PettingZoo AEC env
+  (:mod:`~gamecore.envs.aec`), N games in one array (:mod:`~gamecore.envs.batched`), the SB3
+  ``VecEnv`` (:mod:`~gamecore.envs.sb3`), the single-agent Gymnasium env, RLlib, OpenSpiel, the
+  observation encodings, the global state and the registration with PettingZoo's and Gymnasium's
+  registries (``import gamecore.envs``).
+* :mod:`gamecore.search` -- search and learning: MCTS and PUCT kernels, the agents, the value and
+  AlphaZero nets, reading and writing models.
+* :mod:`gamecore.tools` -- what a person runs: the arena, terminal play, records and replays, the
+  warm-up, the CLI (``python -m gamecore``).
+
+:mod:`gamecore.testing` is the conformance kit a game passes (see ``docs/adding_a_game.md``).
 """
 
-from gamecore import registration as _registration  # noqa: F401  (registers every game's ids)
-from gamecore.protocol import GameSpec, Kernels
+from gamecore.kernel.protocol import GameSpec, Kernels
 
 __all__ = ["GameSpec", "Kernels"]

@@ -1,6 +1,6 @@
-"""``python -m gamecore``: see :mod:`gamecore.cli`."""
+"""``python -m gamecore``: see :mod:`gamecore.tools.cli`."""
 
-from gamecore.cli import main
+from gamecore.tools.cli import main
 
 if __name__ == "__main__":
     main()

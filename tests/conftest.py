@@ -1,6 +1,6 @@
 """Shared test fixtures: the games under test and helpers to drive them.
 
-Every game of ``gamecore.games.GAMES`` is under test at every player count it supports (from the
+Every game of ``gamecore.kernel.games.GAMES`` is under test at every player count it supports (from the
 game's own limits). A game package that fails to import fails the whole run here, at collection:
 it never drops out of the suite silently.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamecore.games import GAMES
-from gamecore.protocol import H_CURRENT
+from gamecore.kernel.games import GAMES
+from gamecore.kernel.protocol import H_CURRENT
 
 
 def _import_all() -> dict[str, object]:
@@ -55,7 +55,7 @@ def play_random(raw, rng: np.random.Generator, max_steps: int | None = None) -> 
 
 def play_to_end(raw, rng: np.random.Generator, max_steps: int = 100_000) -> None:
     """Random legal decisions until the kernel state is terminal (dead agents not stepped)."""
-    from gamecore.protocol import H_TERMINAL
+    from gamecore.kernel.protocol import H_TERMINAL
 
     for _ in range(max_steps):
         if raw.state_array[H_TERMINAL]:
@@ -80,7 +80,7 @@ def game_name(request) -> str:
 # ---- running on every core ------------------------------------------------------------------------
 # The suite runs under pytest-xdist (``-n auto`` in pyproject.toml). Before the workers start, the
 # controller compiles every game's kernels into numba's cache, one subprocess per core
-# (gamecore.warmup), so that each worker loads them instead of compiling its own copy; a cache that
+# (gamecore.tools.warmup), so that each worker loads them instead of compiling its own copy; a cache that
 # is already warm costs a stamp check per game. The bounds-checked kernels of the fuzz tests are
 # compiled the same way, once per run and game, by the first test that needs them
 # (``boundscheck_env``).
@@ -98,7 +98,7 @@ def boundscheck_env(name: str, paths: tuple[str, ...] = ("aec",)) -> dict[str, s
     them again), later ones find them cached."""
     import numba
 
-    from gamecore.warmup import warm_one
+    from gamecore.tools.warmup import warm_one
 
     cache = BOUNDSCHECK_CACHE / f"numba-{numba.__version__}"  # numba's cache holds one numba version
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(cache))
@@ -111,7 +111,7 @@ def run_bounds_checked(script: str, args: list[str], name: str, expect: str,
     """Run ``tests/<script> <args>`` in a subprocess on ``name``'s bounds-checked kernels
     (:func:`boundscheck_env`; a kernel that indexed out of bounds raises there instead of crashing
     pytest) and check that it passed, printed ``expect`` and ran bounds-checked, with the checked
-    forms of ``gamecore.bits``' unaligned loads and stores (``checked_stores=1``: numba's bounds
+    forms of ``gamecore.kernel.bits``' unaligned loads and stores (``checked_stores=1``: numba's bounds
     checking does not see those); returns its stdout."""
     import subprocess
     import sys
@@ -127,7 +127,7 @@ def run_bounds_checked(script: str, args: list[str], name: str, expect: str,
 def interleaved(cases: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """(game, players) cases ordered so that consecutive ones are different games, the slowest to
     compile first: two workers that start them compile different games' kernels at once."""
-    from gamecore.warmup import longest_first
+    from gamecore.tools.warmup import longest_first
 
     order = longest_first(GAMES)
 
@@ -163,7 +163,7 @@ def pytest_sessionstart(session):
         return  # a worker, or a run in one process (kernels compile on first use)
     import time
 
-    from gamecore.warmup import warm
+    from gamecore.tools.warmup import warm
 
     t0 = time.perf_counter()
     _WARM.update(warm())
@@ -173,11 +173,11 @@ def pytest_sessionstart(session):
 
 def _cache_files() -> list[Path]:
     """The index files of numba's cache of the project's kernels (where this run keeps them)."""
-    from gamecore.jit import PROJECT_PACKAGES
+    from gamecore.kernel.jit import project_packages
 
     if os.environ.get("NUMBA_CACHE_DIR"):
         return list(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("*.nbi"))
-    return [f for pkg in PROJECT_PACKAGES for f in (ROOT / pkg).glob("**/__pycache__/*.nbi")]
+    return [f for pkg in project_packages() for f in (ROOT / pkg).glob("**/__pycache__/*.nbi")]
 
 
 def _kernel_name(index: Path) -> str:

@@ -25,9 +25,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gamecore.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
-from gamecore.protocol import (  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.kernel.protocol import (  # noqa: E402
     H_CURRENT,
     H_DECISIONS,
     H_DONE,
@@ -36,6 +35,7 @@ from gamecore.protocol import (  # noqa: E402
     H_PHASE,
     H_TERMINAL,
 )
+from gamecore.search.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent  # noqa: E402
 
 POSITIONS = 3  # positions per player count
 BIG = 2**40
@@ -189,7 +189,7 @@ class AgentFuzzer:
 
         from sb3_contrib import MaskablePPO
 
-        from gamecore.sb3 import SelfPlayVecEnv
+        from gamecore.envs.sb3 import SelfPlayVecEnv
 
         venv = SelfPlayVecEnv(self.name, num_envs=1, seed=0, num_players=n)
         with tempfile.TemporaryDirectory() as tmp:

@@ -32,11 +32,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gamecore import bits  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
-from gamecore.protocol import H_CURRENT, H_DONE, H_OWNER, H_RNG, H_TERMINAL  # noqa: E402
-from gamecore.rewards import rank_rewards  # noqa: E402
-from gamecore.rng import episode_seed  # noqa: E402
+from gamecore.kernel import bits  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.kernel.protocol import H_CURRENT, H_DONE, H_OWNER, H_RNG, H_TERMINAL  # noqa: E402
+from gamecore.kernel.rewards import rank_rewards  # noqa: E402
+from gamecore.kernel.rng import episode_seed  # noqa: E402
 
 MAX_DECISIONS = 50_000
 DEAD_END_EVERY = 97  # steps between dead-end searches

@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from gamecore import bits  # noqa: E402
-from gamecore.agents import GreedyAgent, MCTSAgent, ValueGreedyAgent  # noqa: E402
-from gamecore.batched import BatchedGames  # noqa: E402
-from gamecore.games import get_game  # noqa: E402
-from gamecore.puct import puct_search, uniform_evaluator  # noqa: E402
-from gamecore.value_net import ValueNet  # noqa: E402
+from gamecore.envs.batched import BatchedGames  # noqa: E402
+from gamecore.kernel import bits  # noqa: E402
+from gamecore.kernel.games import get_game  # noqa: E402
+from gamecore.search.agents import GreedyAgent, MCTSAgent, ValueGreedyAgent  # noqa: E402
+from gamecore.search.puct import puct_search, uniform_evaluator  # noqa: E402
+from gamecore.search.value_net import ValueNet  # noqa: E402
 
 #: (mix, horizon) of the PUCT searches: the network's values, rollouts to the game's horizon, half of
 #: each with a short horizon, rollouts to the end
@@ -39,7 +39,7 @@ def run(name: str, seed: int, rows: int = 4, steps: int = 30, every: int = 6) ->
     tmp = tempfile.TemporaryDirectory()  # the random value models
     for n in game.player_counts:
         games = BatchedGames(name, rows, seed=seed + n, num_players=n)
-        # the same games on the batched kernels' parallel copy (gamecore.batch_kernels.Threaded)
+        # the same games on the batched kernels' parallel copy (gamecore.kernel.batch_kernels.Threaded)
         threads = min(2, numba.config.NUMBA_NUM_THREADS)
         twin = BatchedGames(name, rows, seed=seed + n, num_players=n, num_threads=threads)
         obs, masks = games.reset()

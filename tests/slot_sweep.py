@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gamecore import bits  # noqa: E402
-from gamecore.games import GAMES  # noqa: E402
-from gamecore.protocol import (  # noqa: E402
+from gamecore.kernel import bits  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.kernel.protocol import (  # noqa: E402
     H_CURRENT,
     H_DONE,
     H_PHASE,
@@ -38,7 +38,7 @@ from gamecore.protocol import (  # noqa: E402
     VIEW_ALL,
     VIEW_PUBLIC,
 )
-from gamecore.rng import episode_seed  # noqa: E402
+from gamecore.kernel.rng import episode_seed  # noqa: E402
 
 COLLECT_GAMES = 4  # random games per player count the states are drawn from
 MORE_GAMES = 12  # ... or up to this many while some phase has not been seen (Cultivo's refill is rare)

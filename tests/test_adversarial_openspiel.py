@@ -1,4 +1,4 @@
-"""OpenSpiel adapter (``gamecore.openspiel``) under bad input: every public entry that takes a
+"""OpenSpiel adapter (``gamecore.envs.openspiel``) under bad input: every public entry that takes a
 player, a viewer, an action, a seed or a sampler refuses a wrong kind with TypeError and a wrong
 value with ValueError (IllegalActionError for an action applied), before any kernel sees it (numba
 checks no bounds: a seat of 99 in the observe kernel wrote outside the observation and killed the
@@ -20,9 +20,9 @@ pyspiel = pytest.importorskip("pyspiel", reason="needs open_spiel (the dev extra
 
 from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation  # noqa: E402
 
-import gamecore.openspiel as gos  # noqa: E402
+import gamecore.envs.openspiel as gos  # noqa: E402
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module  # noqa: E402
-from gamecore.protocol import HEADER_LEN, VIEW_ALL, VIEW_PUBLIC  # noqa: E402
+from gamecore.kernel.protocol import HEADER_LEN, VIEW_ALL, VIEW_PUBLIC  # noqa: E402
 
 WRONG_KIND = (2.5, True, np.bool_(False), "0", None)
 
@@ -351,7 +351,7 @@ def test_deserialize_state_refuses_forged_texts(name):
         text(state=[2**63] + good["state"][1:]), text(state="1,2,3"),
         foreign.serialize(), text(game=gos.SHORT_NAMES[other]),
         text(params=[good["params"][0] + 1, *good["params"][1:]]), text(params=good["params"][:-1]),
-        text(format="gamecore.openspiel state 0"), json.dumps({**good, "_mask": [1] * 10}),
+        text(format="gamecore.envs.openspiel state 0"), json.dumps({**good, "_mask": [1] * 10}),
         json.dumps({k: v for k, v in good.items() if k != "history"}),
         text(history=good["history"][:-1]), text(history=good["history"] + [[0, 0]]),
         text(history=[[n, 0]] + good["history"][1:]),

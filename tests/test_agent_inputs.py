@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from conftest import GAME_NAMES, game_module, play_random
-from gamecore import mcts as M
-from gamecore.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent, parse_spec
-from gamecore.batched import BatchedGames, RandomOpponent
-from gamecore.games import get_game
-from gamecore.options import short_repr
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
+from gamecore.envs.batched import BatchedGames, RandomOpponent
+from gamecore.kernel.games import get_game
+from gamecore.kernel.options import short_repr
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
+from gamecore.search import mcts as M
+from gamecore.search.agents import GreedyAgent, MCTSAgent, RandomAgent, make_agent, parse_spec
 
 HERE = Path(__file__).parent
 
@@ -174,9 +174,9 @@ def test_the_nan_uct_constant_from_the_issue_is_a_clear_cli_error_not_a_crash():
 
 
 def test_an_mcts_budget_too_large_for_memory_is_refused_up_front_naming_the_bytes(monkeypatch):
-    import gamecore.batched
+    import gamecore.envs.batched
 
-    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**7)
+    monkeypatch.setattr(gamecore.envs.batched, "available_memory", lambda: 10**7)
     need = M.mcts_bytes(10**6, get_game("calcada").num_actions(get_game("calcada").make_params(2)), 2)
     with pytest.raises(M.SearchMemoryError, match=f"budget of 1,000,000 simulations needs {need:,} bytes"):
         make_agent("mcts:1000000", "calcada")
@@ -184,9 +184,9 @@ def test_an_mcts_budget_too_large_for_memory_is_refused_up_front_naming_the_byte
         MCTSAgent("calcada", budget=10**6)
     with pytest.raises(ValueError, match="depth 1,000,000,000 needs"):
         GreedyAgent("calcada", depth=10**9)
-    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**9)
+    monkeypatch.setattr(gamecore.envs.batched, "available_memory", lambda: 10**9)
     agent = MCTSAgent("calcada", budget=10**6)  # fits in the constructor (2 players) ...
-    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**7)
+    monkeypatch.setattr(gamecore.envs.batched, "available_memory", lambda: 10**7)
     state, mask = position("calcada")
     with pytest.raises(MemoryError, match="budget of 1,000,000 simulations"):  # ... and checked before the search
         agent.act(None, mask[None], state[None])
@@ -201,9 +201,9 @@ def test_spec_numbers_are_kept_exact():
 @pytest.fixture
 def sb3():
     pytest.importorskip("stable_baselines3")
-    import gamecore.sb3
+    import gamecore.envs.sb3
 
-    return gamecore.sb3
+    return gamecore.envs.sb3
 
 
 @pytest.mark.parametrize("value,match", [(3402.7, "integers"), (np.iinfo(np.uint64).max, "18446744073709551615"),
@@ -288,8 +288,8 @@ def test_random_opponent_refuses_string_masks():
 
 def test_the_single_agent_env_refuses_a_timedelta_action():
     pytest.importorskip("gymnasium")
-    from gamecore.aec import IllegalActionError
-    from gamecore.single_agent import SingleAgentEnv
+    from gamecore.envs.aec import IllegalActionError
+    from gamecore.envs.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("calcada")
     env.reset(seed=0)
@@ -345,7 +345,7 @@ def test_the_greedy_search_plays_a_legal_decision_whatever_the_learned_leaf_valu
 
 
 def test_pick_best_returns_a_legal_index_for_nan_infinite_and_huge_values():
-    from gamecore.rng import rng_seed
+    from gamecore.kernel.rng import rng_seed
 
     rng = np.zeros(1, dtype=np.int64)
     rng_seed(rng, 0, 12345)
@@ -364,7 +364,7 @@ def test_puct_refuses_non_finite_network_outputs_and_plays_legally_on_huge_finit
     """A NaN / infinite logit or an out-of-range value is refused before any kernel sees it (a model
     gone bad is reported); logits of any finite size, however far apart, still give a legal
     decision and finite priors."""
-    from gamecore.puct import puct_search
+    from gamecore.search.puct import puct_search
 
     state, mask = position(name)
     states, seeds = np.stack([state, state]), np.array([1, 2])
@@ -406,8 +406,8 @@ def test_absurd_budgets_are_refused_by_the_constructor_before_any_search(spec, m
 
 
 def test_absurd_budgets_of_the_search_functions_and_a_vgreedy_model_are_refused(tmp_path):
-    from gamecore.puct import puct_search, uniform_evaluator
-    from gamecore.value_net import ValueNet
+    from gamecore.search.puct import puct_search, uniform_evaluator
+    from gamecore.search.value_net import ValueNet
 
     state, _ = position("calcada")
     seeds = np.zeros(1, dtype=np.int64)
@@ -427,8 +427,8 @@ def test_absurd_budgets_of_the_search_functions_and_a_vgreedy_model_are_refused(
 
 def test_az_sims_are_capped_and_checked_against_memory(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
-    import gamecore.batched
-    from gamecore import aznet, puct
+    import gamecore.envs.batched
+    from gamecore.search import aznet, puct
 
     g = get_game("calcada")
     params = g.make_params(2)
@@ -440,7 +440,7 @@ def test_az_sims_are_capped_and_checked_against_memory(tmp_path, monkeypatch):
     path = aznet.save_checkpoint(tmp_path / "calcada-az.pt", net, None, 0, config, {})
     with pytest.raises(ValueError, match="az: sims must be at most 1,000,000"):
         make_agent(f"az:{path},sims=100000000", "calcada")
-    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 10**7)
+    monkeypatch.setattr(gamecore.envs.batched, "available_memory", lambda: 10**7)
     with pytest.raises(M.SearchMemoryError, match="az: a search of 1,000,000 simulations needs"):
         make_agent(f"az:{path},sims=1000000", "calcada")
     assert puct.check_sims_fit("az: sims", 4, g) == 4
@@ -448,8 +448,8 @@ def test_az_sims_are_capped_and_checked_against_memory(tmp_path, monkeypatch):
 
 def test_puct_search_checks_the_memory_of_the_whole_batch_before_any_evaluation(monkeypatch):
     """The arena searches all its running games at once: the batch's trees are checked together."""
-    import gamecore.batched
-    from gamecore.puct import puct_bytes, puct_search
+    import gamecore.envs.batched
+    from gamecore.search.puct import puct_bytes, puct_search
 
     def evaluate(obs, masks):
         raise AssertionError("evaluated: the search started")
@@ -458,7 +458,7 @@ def test_puct_search_checks_the_memory_of_the_whole_batch_before_any_evaluation(
     g = get_game("calcada")
     params = g.params_of_state(state)
     one = puct_bytes(1000, g.num_actions(params), 2, g.kernels.STATE_LEN, int(np.prod(g.obs_shape(params))))
-    monkeypatch.setattr(gamecore.batched, "available_memory", lambda: 40 * one)
+    monkeypatch.setattr(gamecore.envs.batched, "available_memory", lambda: 40 * one)
     with pytest.raises(M.SearchMemoryError, match="puct: 64 searches of 1,000 simulations needs"):
         puct_search("calcada", np.stack([state] * 64), evaluate, 1000, np.arange(64))
     with pytest.raises(AssertionError, match="evaluated"):  # 32 trees fit: the search starts

@@ -9,10 +9,10 @@ from calcada_env import layout as CL
 from calcada_env.game import state_from_ascii as calcada_from_ascii
 from callisto_env.game import state_from_ascii as callisto_from_ascii
 from conftest import GAME_NAMES, game_module, play_random
-from gamecore.agents import GreedyAgent, MCTSAgent, RandomAgent, aec_action, make_agent, parse_spec
-from gamecore.batched import BatchedGames
-from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, H_OWNER, H_RNG, H_TERMINAL
+from gamecore.envs.batched import BatchedGames
+from gamecore.kernel.games import get_game
+from gamecore.kernel.protocol import H_CURRENT, H_OWNER, H_RNG, H_TERMINAL
+from gamecore.search.agents import GreedyAgent, MCTSAgent, RandomAgent, aec_action, make_agent, parse_spec
 
 
 # ---- specs ---------------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ def test_the_mcts_spec_names_a_rollout_horizon_only_where_it_differs_from_the_ga
 
 
 def test_a_rollout_horizon_beyond_the_end_of_the_game_changes_no_simulation():
-    from gamecore import mcts as M
+    from gamecore.search import mcts as M
 
     K = get_game("callisto")  # mcts_actions takes the game (or its rules module)
     state = callisto_gap()  # a few empty squares left: every rollout ends within a dozen decisions
@@ -276,7 +276,7 @@ def test_search_agents_never_read_what_their_seat_cannot_see(name, tmp_path):
         greedy_b = GreedyAgent(name, seed=9).values(b[None])[1][0]
         assert np.array_equal(greedy_a, greedy_b), "greedy looked at the hidden cards"
         # greedy with a learned leaf value (random weights): its leaves are observed from the seat
-        from gamecore.value_net import ValueNet
+        from gamecore.search.value_net import ValueNet
 
         d = int(np.prod(mod.GAME.obs_shape(mod.GAME.make_params(counts[0]))))
         w = np.random.default_rng(1).normal(0.0, 0.5, (d, 8))
@@ -292,7 +292,7 @@ def test_search_agents_never_read_what_their_seat_cannot_see(name, tmp_path):
 
 def test_a_search_agent_is_an_opponent_of_the_self_play_vec_env():
     pytest.importorskip("stable_baselines3")
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     venv = SelfPlayVecEnv("calcada", num_envs=3, seed=1, opponent=GreedyAgent("calcada", seed=1))
     obs = venv.reset()
@@ -305,7 +305,7 @@ def test_a_search_agent_is_an_opponent_of_the_self_play_vec_env():
 
 def test_a_saved_maskable_ppo_model_plays_legal_decisions(tmp_path):
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     venv = SelfPlayVecEnv("callisto", num_envs=2, seed=0)
     sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu").save(tmp_path / "m")
@@ -321,7 +321,7 @@ def test_a_saved_maskable_ppo_model_plays_legal_decisions(tmp_path):
 
 
 def test_the_baseline_spec_loads_the_shipped_model_of_every_game():
-    from gamecore.agents import BASELINE_FILES, shipped_baseline
+    from gamecore.search.agents import BASELINE_FILES, shipped_baseline
 
     for name in GAME_NAMES:
         path = shipped_baseline(name)  # <package>/baseline/maskppo.zip or az.pt, its README beside it
@@ -342,7 +342,7 @@ def test_the_baseline_spec_loads_the_shipped_model_of_every_game():
 
 
 def test_the_baseline_spec_of_a_game_without_one_says_which_games_have_one(monkeypatch):
-    import gamecore.agents as agents
+    import gamecore.search.agents as agents
 
     shipped = agents.shipped_baseline
     monkeypatch.setattr(agents, "shipped_baseline", lambda g: None if g == "calcada" else shipped(g))

@@ -1,4 +1,4 @@
-"""The batched PUCT search (gamecore.puct), the az agent and examples/alphazero.py."""
+"""The batched PUCT search (gamecore.search.puct), the az agent and examples/alphazero.py."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from test_examples import load_script
 
 from callisto_env.game import state_from_ascii as callisto_from_ascii
 from conftest import GAME_NAMES, game_module, play_random
-from gamecore.agents import AZAgent, MCTSAgent, aec_action, make_agent, parse_spec
-from gamecore.batched import BatchedGames
-from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_RNG, H_TERMINAL
-from gamecore.puct import masked_softmax, puct_search, uniform_evaluator
-from gamecore.rewards import rank_rewards
+from gamecore.envs.batched import BatchedGames
+from gamecore.kernel.games import get_game
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_RNG, H_TERMINAL
+from gamecore.kernel.rewards import rank_rewards
+from gamecore.search.agents import AZAgent, MCTSAgent, aec_action, make_agent, parse_spec
+from gamecore.search.puct import masked_softmax, puct_search, uniform_evaluator
 
 
 def _legal(game, state: np.ndarray) -> np.ndarray:
@@ -315,7 +315,7 @@ def test_bad_arguments_and_bad_network_outputs_are_refused_with_clear_errors():
 # ---- the az agent ------------------------------------------------------------------------------------------
 def _checkpoint(tmp_path, game: str = "calcada", players: int = 2, hidden=(16,)):
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
+    from gamecore.search import aznet
 
     g = get_game(game)
     params = g.make_params(players)
@@ -362,7 +362,7 @@ def test_the_az_agent_plays_legal_decisions_on_both_paths_and_in_the_arena(tmp_p
     again = make_agent(f"az:{path},sims=3", "calcada", seed=1)
     assert again.act(obs, masks, games.states, games.current_players).tolist() == \
         make_agent(f"az:{path},sims=3", "calcada", seed=1).act(obs, masks, games.states, games.current_players).tolist()
-    from gamecore.arena import play
+    from gamecore.tools.arena import play
 
     run = play("calcada", [f"az:{path},sims=2", "random"], num_players=2, games=2, seed=0)
     assert len(run.results) == 2
@@ -377,7 +377,7 @@ def test_the_az_agent_plays_legal_decisions_on_both_paths_and_in_the_arena(tmp_p
 # ---- a ppo model guiding the search (ppo:<path>,sims=N; baseline:sims=N) -----------------------------------
 def _ppo_model(tmp_path, game: str = "calcada", players: int = 2):
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     venv = SelfPlayVecEnv(game, num_envs=2, seed=0, num_players=players)
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu")
@@ -447,8 +447,8 @@ def test_a_ppo_model_guiding_the_search_gives_its_own_policy_as_the_root_priors(
 
 def test_the_shipped_baseline_guides_a_search_in_the_arena():
     pytest.importorskip("sb3_contrib")
-    from gamecore.agents import shipped_baseline
-    from gamecore.arena import play
+    from gamecore.search.agents import shipped_baseline
+    from gamecore.tools.arena import play
 
     game = next(g for g in ("callisto", "calimala") if shipped_baseline(g) is not None)
     agent = make_agent("baseline:sims=4", game, seed=0)
@@ -461,7 +461,7 @@ def test_an_alphazero_network_can_be_the_shipped_baseline(tmp_path, monkeypatch)
     """A game whose package ships ``baseline/az.pt`` plays it as ``baseline`` (an az agent:
     ``baseline:sims=N`` is its budget)."""
     pytest.importorskip("torch")
-    import gamecore.agents as agents
+    import gamecore.search.agents as agents
 
     az = load_script("alphazero")
     out = tmp_path / "az.pt"
@@ -495,7 +495,7 @@ def test_alphazero_with_rollout_values_trains_and_its_agent_searches_as_it_was_t
     """--mix: self-play searches with rollout leaf values (puct_search gets mix / horizon / scale),
     the config keeps them, and the az agent searches so unless its spec says otherwise."""
     pytest.importorskip("torch")
-    import gamecore.puct as puct
+    import gamecore.search.puct as puct
 
     az = load_script("alphazero")
     seen = []
@@ -548,7 +548,7 @@ def test_alphazero_warm_start_imitates_the_teacher(tmp_path, capsys):
     own choices) and rank-reward values; the warm network, saved as iteration 0, agrees with the
     teacher on the positions it was trained on far more often than the untrained one."""
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
+    from gamecore.search import aznet
 
     az = load_script("alphazero")
     for bad in (["--warm-start", "nonsense"], ["--warm-start", "greedy", "--warm-start-games", "0"],
@@ -591,7 +591,7 @@ def test_a_short_training_run_beats_its_first_checkpoint(tmp_path):
     """Callisto, 2 players: a few minutes of self-play; the last network, searching as much as the
     first (16 simulations), finishes ahead of the untrained one in most of 40 seat-rotated games."""
     pytest.importorskip("torch")
-    from gamecore.arena import play
+    from gamecore.tools.arena import play
 
     az = load_script("alphazero")
     out = tmp_path / "callisto-az.pt"

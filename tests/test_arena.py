@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pytest
 
-from gamecore import arena
-from gamecore.batched import BatchedGames
-from gamecore.cli import main
+from gamecore.envs.batched import BatchedGames
+from gamecore.tools import arena
+from gamecore.tools.cli import main
 
 
 def test_every_agent_meets_every_other_in_every_seat():
@@ -78,7 +78,7 @@ def test_arena_command_prints_the_table_and_writes_json(tmp_path, capsys):
 
 
 def test_tables_rewrites_the_readme_section_between_its_markers(tmp_path, capsys):
-    from gamecore.cli import BEGIN, END
+    from gamecore.tools.cli import BEGIN, END
 
     readme = tmp_path / "README.md"
     readme.write_text(f"# Title\n\nbefore\n\n{BEGIN}\nold tables\n{END}\n\nafter\n")
@@ -92,7 +92,7 @@ def test_tables_rewrites_the_readme_section_between_its_markers(tmp_path, capsys
 
 
 def test_tables_for_some_games_keep_the_other_games_tables(tmp_path):
-    from gamecore.cli import BEGIN, END
+    from gamecore.tools.cli import BEGIN, END
 
     readme = tmp_path / "README.md"
     old = ("Produced by `python -m gamecore tables --games 200`.\n\ncalcada, 2 players: 200 games\n\n| calcada table |"
@@ -107,8 +107,8 @@ def test_tables_for_some_games_keep_the_other_games_tables(tmp_path):
 
 
 def test_tables_take_extra_agents_and_leave_a_baseline_spec_out_of_a_game_without_one(tmp_path, monkeypatch):
-    import gamecore.agents as agents
-    from gamecore.cli import BEGIN, END
+    import gamecore.search.agents as agents
+    from gamecore.tools.cli import BEGIN, END
 
     game = "calcada"  # as if its package shipped no baseline
     shipped = agents.shipped_baseline
@@ -136,7 +136,7 @@ def test_arena_progress_is_a_few_plain_lines_when_stderr_is_not_a_terminal(capsy
 def test_progress_draws_a_bar_on_a_terminal_and_plain_tenths_elsewhere():
     import io
 
-    from gamecore.progress import Progress
+    from gamecore.tools.progress import Progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -173,7 +173,7 @@ def _first_call_slow(pause: float):
     compiles kernels (or loads a model) does."""
     import time
 
-    from gamecore.agents import RandomAgent
+    from gamecore.search.agents import RandomAgent
 
     class SlowFirst(RandomAgent):
         spec = "slowfirst"
@@ -202,13 +202,13 @@ def test_the_arena_times_agents_after_their_first_call():
 
 def test_the_arena_subtracts_compiling_inside_the_timed_games(monkeypatch):
     """A compile inside the timed part (a kernel first met mid-game) is left out of the agent that
-    met it and of the games' seconds: numba's compile seconds (``gamecore.jit.compile_seconds``)
+    met it and of the games' seconds: numba's compile seconds (``gamecore.kernel.jit.compile_seconds``)
     are subtracted. Simulated: each decision of one agent sleeps 0.2 s and says it compiled for 0.2 s."""
     import time
 
     clock = {"compiled": 0.0}
     monkeypatch.setattr(arena, "compile_seconds", lambda: clock["compiled"])
-    from gamecore.agents import RandomAgent
+    from gamecore.search.agents import RandomAgent
 
     class Compiling(RandomAgent):
         spec = "compiling"
@@ -228,7 +228,7 @@ def test_the_arena_subtracts_compiling_inside_the_timed_games(monkeypatch):
 def test_the_arena_warm_up_leaves_the_agents_random_state_alone():
     """The warm-up decision draws from a spare generator: the agents' own generators (the games
     they play) are where they were."""
-    from gamecore.agents import make_agent
+    from gamecore.search.agents import make_agent
 
     agents = [make_agent(spec, "callisto", seed=7) for spec in ("random", "greedy", "mcts:4")]
     batch = BatchedGames("callisto", 2, seed=0, num_players=2)

@@ -43,7 +43,7 @@ def test_a_rollout_row_cuts_its_batch_where_one_call_would_outlast_the_window():
 def test_the_batched_rows_time_a_batch_spread_over_whole_games():
     """The batched rows start from slots staggered over the game, not from the openings of a fresh
     batch; every row of a game and count shares that batch."""
-    from gamecore.batched import BatchedGames
+    from gamecore.envs.batched import BatchedGames
 
     bench = load_bench()
     b = bench.steady_batch("callisto", 2, 64)
@@ -143,24 +143,22 @@ def test_the_compile_breakdown_charges_each_kernel_its_own_time_only():
 
 
 def test_the_notice_timer_measures_every_path_the_compile_notice_quotes():
-    """benchmarks/notice_seconds.py times exactly the paths ``gamecore.jit.COMPILE_SECONDS`` has an
-    estimate for, and that table (and the kernel counts beside it) has one for every game and path
-    the notice can print."""
-    from gamecore import jit
-    from gamecore.games import GAMES
+    """benchmarks/notice_seconds.py times exactly the paths a game can register compile figures for
+    (``gamecore.kernel.games.COMPILE_PATHS``), and every game registered a figure for each of them."""
+    from gamecore.kernel import jit
+    from gamecore.kernel.games import COMPILE_PATHS, GAMES, game_package
 
     spec = importlib.util.spec_from_file_location("notice_seconds", ROOT / "benchmarks" / "notice_seconds.py")
     ns = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ns)
-    assert set(ns.CASES) == set(jit._PATH_TITLES)
-    for table in (jit.COMPILE_SECONDS, jit.COMPILE_KERNELS):
-        assert set(table) == set(GAMES.values())
-        for package, values in table.items():
-            assert set(values) == set(jit._PATH_TITLES), package
-            assert all(isinstance(v, int) and v > 0 for v in values.values()), package
-    for package, seconds in jit.COMPILE_SECONDS.items():
-        assert jit.compile_notice(package, "aec", load=None).startswith(
-            f"tabletop-rl-envs: compiling {jit._GAME_TITLES[package]} kernels, once: ~{seconds['aec']} s on an idle ")
+    assert set(ns.CASES) == set(jit._PATH_TITLES) == set(COMPILE_PATHS)
+    for name in GAMES:
+        entry = game_package(name)
+        for values in (entry.compile_seconds, entry.compile_kernels):
+            assert set(values) == set(COMPILE_PATHS), name
+            assert all(isinstance(v, int) and v > 0 for v in values.values()), name
+        assert jit.compile_notice(entry.package, "aec", load=None).startswith(
+            f"tabletop-rl-envs: compiling {entry.title} kernels, once: ~{entry.compile_seconds['aec']} s on an idle ")
 
 
 def test_the_replay_digest_is_the_same_for_the_same_games_and_differs_for_others():

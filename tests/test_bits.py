@@ -1,4 +1,4 @@
-"""``gamecore.bits``: the unaligned loads and stores address an array's data directly, so numba's
+"""``gamecore.kernel.bits``: the unaligned loads and stores address an array's data directly, so numba's
 bounds checking (``NUMBA_BOUNDSCHECK=1``) cannot see them. A bounds-checked process (the fuzz tests,
 ``conftest.run_bounds_checked``, which also checks that they ran with ``checked_stores=1``) uses
 their checked forms, which raise IndexError; a normal process keeps the raw intrinsics."""
@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from conftest import boundscheck_env
-from gamecore import bits
+from gamecore.kernel import bits
 
 ROOT = Path(__file__).resolve().parents[1]
 
 _OUT_OF_RANGE = textwrap.dedent("""
     import numba
     import numpy as np
-    from gamecore import bits
+    from gamecore.kernel import bits
 
     assert bits.CHECKED and bits.store_u64 is bits.checked_store_u64
 

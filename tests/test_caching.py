@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import GAME_NAMES
-from gamecore import jit as gjit
-from gamecore.games import GAMES
+from gamecore.kernel import jit as gjit
+from gamecore.kernel.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -29,14 +29,14 @@ warnings.simplefilter("always")
 caught = []
 warnings.showwarning = lambda m, c, *a, **k: caught.append(f"{c.__name__}: {m}")
 import numpy as np
-from gamecore.batched import BatchedGames
-from gamecore.batch_kernels import build
+from gamecore.envs.batched import BatchedGames
+from gamecore.kernel.batch_kernels import build
 name = sys.argv[1]
 b = BatchedGames(name, 4, seed=0)
 obs, masks = b.reset()
 reset = build(b.game.kernels)[0].kernel.serial  # one thread: the serial copy
 stats = {"hits": sum(reset.stats.cache_hits.values()), "misses": sum(reset.stats.cache_misses.values())}
-from gamecore.protocol import H_NPLAYERS
+from gamecore.kernel.protocol import H_NPLAYERS
 print(json.dumps({"stats": stats, "state0": [int(x) for x in b.states[0]], "warnings": caught,
                   "obs_sum": int(obs.sum())}))
 """
@@ -148,15 +148,15 @@ def test_a_docstring_edit_recompiles_nothing_and_a_rules_edit_recompiles_what_us
 
 PUCT_SNIPPET = """
 import numpy as np
-from gamecore.batched import BatchedGames
-from gamecore.puct import puct_search, uniform_evaluator
+from gamecore.envs.batched import BatchedGames
+from gamecore.search.puct import puct_search, uniform_evaluator
 games = BatchedGames("calcada", num_envs=8, seed=0, num_players=2)
 games.reset()
 res = puct_search("calcada", games.states, uniform_evaluator, 16, seeds=np.arange(8))
 """
 AGENTS_SNIPPET = """
 import calcada_env
-from gamecore.agents import aec_action, make_agent
+from gamecore.search.agents import aec_action, make_agent
 env = calcada_env.env(num_players=2)
 env.reset(seed=0)
 for spec in ("mcts:4", "greedy"):

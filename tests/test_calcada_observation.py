@@ -10,7 +10,7 @@ import calcada_env
 from calcada_env import layout as L
 from calcada_env import rules
 from calcada_env.game import GAME, state_from_ascii
-from gamecore.protocol import H_CURRENT, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_TERMINAL
 
 EMPTY = """
 .. .. .. .. ..

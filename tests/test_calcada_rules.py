@@ -9,7 +9,7 @@ import calcada_env
 from calcada_env import layout as L
 from calcada_env import notation, rules
 from calcada_env.game import GAME, state_from_ascii
-from gamecore.protocol import H_CURRENT, H_DONE, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_DONE, H_TERMINAL
 from reference import calcada_scoring_reference as ref
 
 EMPTY = "\n".join([".. .. .. .. .."] * 5)

@@ -10,9 +10,9 @@ import calimala_env
 from calimala_env import layout as L
 from calimala_env import notation, rules
 from calimala_env.game import GAME, position
-from gamecore.encoding import ObsEncoder
-from gamecore.layout import table_by_count
-from gamecore.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.envs.encoding import ObsEncoder
+from gamecore.kernel.layout import table_by_count
+from gamecore.kernel.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL
 
 # a1 Wood     b1 Brick       c1 Marble
 # a2 Artwork  b2 Contribute  c2 Weave

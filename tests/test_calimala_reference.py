@@ -29,7 +29,7 @@ import pytest
 from calimala_env import layout as L
 from calimala_env import rules
 from calimala_env.game import GAME, position
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL, VIEW_ALL
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL, VIEW_ALL
 from reference import calimala_reference as ref
 
 GAMES_PER_COUNT = 24  # random games per player count

@@ -9,7 +9,7 @@ import calimala_env
 from calimala_env import layout as L
 from calimala_env import notation, rules
 from calimala_env.game import GAME, legal_strings, position
-from gamecore.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL
+from gamecore.kernel.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL
 
 P = L.MAX_PLAYERS
 # a1 Wood     b1 Brick       c1 Marble

@@ -11,7 +11,7 @@ import callisto_env
 from callisto_env import layout as L
 from callisto_env import rules
 from callisto_env.game import GAME, state_from_ascii
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_TERMINAL
 
 COUNTS = (2, 3, 4)
 

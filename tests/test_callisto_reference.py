@@ -9,7 +9,7 @@ import pytest
 import callisto_env
 from callisto_env import layout as L
 from callisto_env import notation, rules
-from gamecore.protocol import H_CURRENT, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_TERMINAL
 from reference import callisto_reference as ref
 
 

@@ -9,7 +9,7 @@ import callisto_env
 from callisto_env import layout as L
 from callisto_env import rules
 from callisto_env.game import state_from_ascii
-from gamecore.protocol import H_CURRENT, H_DONE, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_DONE, H_TERMINAL
 
 EMPTY10 = "\n".join(["." * 10] * 10)
 

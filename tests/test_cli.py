@@ -10,7 +10,7 @@ import os
 import numpy as np
 import pytest
 
-from gamecore.cli import main
+from gamecore.tools.cli import main
 
 B = "x" * 100_000  # a huge value: the message must not echo it whole
 
@@ -200,20 +200,20 @@ def test_a_bad_argument_is_one_error_line_and_exit_status_2(case, line, names, f
 @pytest.mark.parametrize("error", [ValueError, TypeError])
 def test_an_agent_its_constructor_refuses_is_a_bad_argument(command, error, monkeypatch, tmp_path, capsys):
     """What agent construction raises for a bad spec (``mcts:10,c=nan``) ends in exit status 2."""
-    import gamecore.agents
-    import gamecore.arena
-    import gamecore.play
+    import gamecore.search.agents
+    import gamecore.tools.arena
+    import gamecore.tools.play
 
-    real = gamecore.agents.make_agent
+    real = gamecore.search.agents.make_agent
 
     def refuse(spec, game, seed=None):
         if spec.startswith("mcts"):
             raise error("mcts: c must be a finite number >= 0, got nan")
         return real(spec, game, seed=seed)
 
-    monkeypatch.setattr(gamecore.agents, "make_agent", refuse)
-    monkeypatch.setattr(gamecore.play, "make_agent", refuse)
-    monkeypatch.setattr(gamecore.arena, "make_agent", refuse)  # no search ever runs with c=nan here
+    monkeypatch.setattr(gamecore.search.agents, "make_agent", refuse)
+    monkeypatch.setattr(gamecore.tools.play, "make_agent", refuse)
+    monkeypatch.setattr(gamecore.tools.arena, "make_agent", refuse)  # no search ever runs with c=nan here
     argv = {"arena": ["arena", "calcada", "--agents", "random", "mcts:10,c=nan", "--games", "2"],
             "record": ["record", "calcada", "--agents", "mcts:10,c=nan", "--out", str(tmp_path / "r.json")],
             "play": ["play", "calcada", "--vs", "mcts:10,c=nan"]}[command]
@@ -225,15 +225,15 @@ def test_an_agent_its_constructor_refuses_is_a_bad_argument(command, error, monk
 # ---- issue 46: outputs checked before any game, an agent failing mid-game ------------------------------------
 def _no_games(monkeypatch):
     """Make every way of playing a game fail the test."""
-    import gamecore.arena
-    import gamecore.replay
+    import gamecore.tools.arena
+    import gamecore.tools.replay
 
     def played(*a, **k):
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(gamecore.arena, "play", played)
-    monkeypatch.setattr(gamecore.replay, "make_env", played)
-    monkeypatch.setattr(gamecore.replay, "frames", played)
+    monkeypatch.setattr(gamecore.tools.arena, "play", played)
+    monkeypatch.setattr(gamecore.tools.replay, "make_env", played)
+    monkeypatch.setattr(gamecore.tools.replay, "frames", played)
 
 
 def _unwritable_dir() -> str:
@@ -281,7 +281,7 @@ def test_a_device_as_output_is_refused_before_any_game_is_played(monkeypatch, ca
     (results discarded on purpose) is still taken."""
     from pathlib import Path
 
-    from gamecore.cli import _output
+    from gamecore.tools.cli import _output
 
     _no_games(monkeypatch)
     for argv, flag in ((["arena", "calcada", "--agents", "random", "greedy", "--games", "2", "--json", "/dev/full"],
@@ -309,13 +309,13 @@ class _Flaky:
 @pytest.mark.parametrize("command", ["record", "play"])
 def test_an_agent_failing_mid_game_is_one_error_line_and_the_game_so_far_is_saved(command, monkeypatch, capsys,
                                                                                    tmp_path):
-    import gamecore.agents
-    import gamecore.play
-    from gamecore.replay import GameRecord
+    import gamecore.search.agents
+    import gamecore.tools.play
+    from gamecore.tools.replay import GameRecord
 
     flaky = lambda spec, game, seed=None: _Flaky(spec, after=2)  # noqa: E731
-    monkeypatch.setattr(gamecore.agents, "make_agent", flaky)
-    monkeypatch.setattr(gamecore.play, "make_agent", flaky)
+    monkeypatch.setattr(gamecore.search.agents, "make_agent", flaky)
+    monkeypatch.setattr(gamecore.tools.play, "make_agent", flaky)
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 50))
     out = tmp_path / "g.json"
     argv = {"record": ["record", "callisto", "--agents", "random", "--out", str(out)],
@@ -330,18 +330,18 @@ def test_tables_says_how_many_games_it_plays_and_why_before_playing_and_shows_pr
     """Before: nothing for a minute, then a table of 20 games for --games 2 (one deal x 20 seatings)
     that no line explained. Two agents (no baseline) at Calçada's 2 seats: 2 seatings; --games 3 is
     2 whole deals, 4 games."""
-    import gamecore.agents
-    import gamecore.arena
+    import gamecore.search.agents
+    import gamecore.tools.arena
 
-    monkeypatch.setattr(gamecore.agents, "shipped_baseline", lambda game: None)
-    real = gamecore.arena.play
+    monkeypatch.setattr(gamecore.search.agents, "shipped_baseline", lambda game: None)
+    real = gamecore.tools.arena.play
     seen = []
 
     def play(*args, **kwargs):
         seen.append(capsys.readouterr())  # what was printed before the first game
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(gamecore.arena, "play", play)
+    monkeypatch.setattr(gamecore.tools.arena, "play", play)
     main(["tables", "--games", "3", "--only", "calcada", "--mcts"])
     (before,) = seen
     assert before.out == ("calcada, 2 players: 2 agents (random, greedy), 2 seatings; --games 3 plays 2 deals x 2 "
@@ -357,8 +357,8 @@ def test_record_leaves_compiling_out_of_the_time_it_prints(tmp_path, monkeypatch
     with 10 s on the clock of which 4 s were compiling, it says 6.0 s."""
     import types
 
-    import gamecore.cli as cli
-    import gamecore.jit as jit
+    import gamecore.kernel.jit as jit
+    import gamecore.tools.cli as cli
 
     clock = iter([100.0, 110.0])
     compiled = iter([20.0, 24.0])

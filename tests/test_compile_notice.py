@@ -1,4 +1,4 @@
-"""The compile notice (``gamecore.jit``): what it says when numba compiles, while it compiles, and
+"""The compile notice (``gamecore.kernel.jit``): what it says when numba compiles, while it compiles, and
 the compile seconds that timings leave out. numba's ``numba:compile`` events are played to a fresh
 listener by hand here (no kernel compiles); ``tests/test_caching.py`` runs it on a real cold cache."""
 
@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from gamecore import jit
+from gamecore.kernel import jit
 
 
 def _dispatcher(module: str, name: str = "kernel", closure_over: types.ModuleType | None = None, **options):
@@ -54,7 +54,7 @@ def test_the_notice_says_what_its_estimate_assumes_and_scales_it_by_the_load():
     assert "~53 s on an idle 2-core machine, perhaps ~212 s at this machine's load (8.0 on 2 cores)" in busy
     assert jit.compile_notice("cultivo_env", "aec", load=None) == idle
     both = jit.compile_notice("calcada_env", "batched", with_own=True, load=None)
-    seconds = jit.COMPILE_SECONDS["calcada_env"]
+    seconds = jit.compile_figures("calcada_env")[0]
     assert both.startswith("tabletop-rl-envs: compiling Calçada batched kernels and the Calçada kernels they call, "
                            f"once: ~{seconds['batched'] + seconds['aec']} s ")
     more = jit.compile_notice("cultivo_env", "aec", more="apply_legal")
@@ -73,20 +73,22 @@ def test_each_search_agent_and_thread_count_is_a_path_of_its_own():
 
     origin = jit._kernel_origin
     assert origin(_dispatcher("callisto_env.rules")) == ("callisto_env", "aec")
-    assert origin(_dispatcher("gamecore.batch_kernels", "batch_run", K)) == ("callisto_env", "batched")
-    assert origin(_dispatcher("gamecore.batch_kernels", "batch_run", K, parallel=True)) == ("callisto_env", "threaded")
-    assert origin(_dispatcher("gamecore.mcts", "batch_mcts", K)) == ("callisto_env", "mcts")
-    assert origin(_dispatcher("gamecore.mcts", "batch_greedy", K)) == ("callisto_env", "greedy")
-    assert origin(_dispatcher("gamecore.puct", "descend", K)) == ("callisto_env", "puct")
-    assert origin(_dispatcher("gamecore.rng", "rng_next")) is None
+    assert origin(_dispatcher("gamecore.kernel.batch_kernels", "batch_run", K)) == ("callisto_env", "batched")
+    threaded = _dispatcher("gamecore.kernel.batch_kernels", "batch_run", K, parallel=True)
+    assert origin(threaded) == ("callisto_env", "threaded")
+    assert origin(_dispatcher("gamecore.search.mcts", "batch_mcts", K)) == ("callisto_env", "mcts")
+    assert origin(_dispatcher("gamecore.search.mcts", "batch_greedy", K)) == ("callisto_env", "greedy")
+    assert origin(_dispatcher("gamecore.search.puct", "descend", K)) == ("callisto_env", "puct")
+    assert origin(_dispatcher("gamecore.kernel.rng", "rng_next")) is None
     # the real factories' kernels, as built (nothing compiles)
-    from gamecore import batch_kernels, mcts, puct
+    from gamecore.kernel import batch_kernels
+    from gamecore.search import mcts, puct
 
     batch_kernels.build(K)
     mcts.build(K)
     puct.build(K)
     paths = {o[1] for o in map(origin, list(jit._DISPATCHERS)) if o is not None and o[0] == "callisto_env"}
-    assert paths == set(jit.COMPILE_SECONDS["callisto_env"])
+    assert paths == set(jit.compile_figures("callisto_env")[0])
 
 
 def test_a_compile_is_one_notice_for_the_call_that_started_it(listener, capsys):
@@ -94,8 +96,9 @@ def test_a_compile_is_one_notice_for_the_call_that_started_it(listener, capsys):
     counts them when they are not cached either), and are counted as its kernels."""
     import callisto_env.rules as K
 
-    outer, inner = _dispatcher("gamecore.batch_kernels", "batch_run", K), _dispatcher("callisto_env.rules", "init")
-    helper = _dispatcher("gamecore.rng", "rng_next")
+    outer = _dispatcher("gamecore.kernel.batch_kernels", "batch_run", K)
+    inner = _dispatcher("callisto_env.rules", "init")
+    helper = _dispatcher("gamecore.kernel.rng", "rng_next")
     listener.on_start(_event(outer))
     for d in (inner, helper, inner):
         listener.on_start(_event(d))
@@ -137,7 +140,7 @@ def test_a_long_compile_says_how_it_goes_and_when_it_ends(listener, monkeypatch,
     time.sleep(0.7)
     listener.on_end(_event(outer))
     lines = capsys.readouterr().err.splitlines()
-    expected = jit.COMPILE_KERNELS["callisto_env"]["aec"]
+    expected = jit.compile_figures("callisto_env")[1]["aec"]
     assert lines[0].startswith("tabletop-rl-envs: compiling Callisto kernels, once:")
     ticks = lines[1:-1]
     assert ticks and all(re.fullmatch(rf"tabletop-rl-envs: still compiling Callisto kernels: \d+ s so far, "

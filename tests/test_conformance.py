@@ -15,9 +15,9 @@ from fuzz_games import Fuzzer
 from pettingzoo.test import api_test, render_test, seed_test
 
 from conftest import GAME_PLAYERS, game_module, play_random, random_legal
-from gamecore.aec import IllegalActionError
-from gamecore.batched import BatchedGames
-from gamecore.protocol import H_RNG, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+from gamecore.envs.aec import IllegalActionError
+from gamecore.envs.batched import BatchedGames
+from gamecore.kernel.protocol import H_RNG, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
 
 def low(name: str) -> int:
@@ -361,7 +361,7 @@ def test_sb3_vec_env_feeds_maskable_ppo(game_name):
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     venv = SelfPlayVecEnv(game_name, num_envs=4, seed=0, num_players=low(game_name))
     assert is_masking_supported(venv)

@@ -14,7 +14,7 @@ import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation
 from cultivo_env.game import GAME, state_from_text
-from gamecore.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 
 GRAY = {0: "V3.2", 1: "V6.1"}
 

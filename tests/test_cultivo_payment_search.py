@@ -241,7 +241,7 @@ def test_both_ways_of_joining_give_the_same_outcomes_in_the_same_order(n):
     first gives (no limit), in the same order (the order is kept in the state)."""
     from cultivo_env import layout as L
     from cultivo_env.game import GAME
-    from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
+    from gamecore.kernel.header import H_CURRENT, H_PHASE, H_TERMINAL
 
     K = GAME.kernels
     params = GAME.make_params(n)

@@ -40,7 +40,7 @@ import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
 from cultivo_env.game import state_from_text, to_dict
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_DECISIONS, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
 from reference import cultivo_reference as ref
 
 # ---- sizes (runtime: about 70 s on two shared cores once the kernels are compiled) ------------------

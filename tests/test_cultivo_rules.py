@@ -29,8 +29,8 @@ import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
 from cultivo_env.game import GAME, state_from_text
-from gamecore import render as R
-from gamecore.protocol import H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
+from gamecore.envs import render as R
+from gamecore.kernel.protocol import H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
 
 def at(num_players: int = 2, **kw) -> cultivo_env.raw_env:

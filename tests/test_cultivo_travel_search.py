@@ -20,7 +20,7 @@ from cultivo_env import layout as L
 from cultivo_env.game import GAME
 from cultivo_env.rules import travel as T
 from cultivo_env.rules.accessors import place_of
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 
 #: positions whose exhaustive search keeps more walks are skipped (counted)
 MAX_PAIRS = 20_000

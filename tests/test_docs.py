@@ -26,7 +26,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, cwd=ROOT)
     assert result.returncode == 0, f"sphinx failed:\n{result.stdout}\n{result.stderr}"
-    # numba's index and data files (gamecore.jit also keeps its source-digest memo there)
+    # numba's index and data files (gamecore.kernel.jit also keeps its source-digest memo there)
     compiled = [p.name for p in cache.rglob("*.nb[ic]")] if cache.exists() else []
     assert not compiled, f"building the docs compiled kernels: {compiled[:5]}"
     return out
@@ -44,16 +44,16 @@ def test_api_reference_builds_without_warnings(site: Path) -> None:
         assert f'<span class="pre">{block}</span>' in callisto, block
     assert "observation length" in callisto
     assert 'id="callisto_env.env.raw_env"' in callisto and 'id="callisto_env.env.env"' in callisto
-    # the state table of gamecore.protocol (reStructuredText, generated at import time)
+    # the state table of gamecore.kernel.protocol (reStructuredText, generated at import time)
     protocol = (site / "gamecore" / "protocol.html").read_text(encoding="utf-8")
-    assert 'id="gamecore.protocol.GameSpec"' in protocol and "H_DECISIONS" in protocol
+    assert 'id="gamecore.kernel.protocol.GameSpec"' in protocol and "H_DECISIONS" in protocol
     # a known function's docstring; a numba kernel documented from its Python function
     registration = (site / "gamecore" / "registration.html").read_text(encoding="utf-8")
-    assert 'id="gamecore.registration.gymnasium_id"' in registration
+    assert 'id="gamecore.envs.registration.gymnasium_id"' in registration
     assert "tabletop-rl-envs/Callisto-v1" in registration
     batched = (site / "gamecore" / "batched.html").read_text(encoding="utf-8")
-    assert 'id="gamecore.batched.episode_seed"' in batched and "numba kernel" in batched
+    assert 'id="gamecore.envs.batched.episode_seed"' in batched and "numba kernel" in batched
     # the RLlib adapter is documented without Ray (mocked)
-    assert 'id="gamecore.rllib.RLlibEnv"' in (site / "gamecore" / "rllib.html").read_text(encoding="utf-8")
+    assert 'id="gamecore.envs.rllib.RLlibEnv"' in (site / "gamecore" / "rllib.html").read_text(encoding="utf-8")
     for game in ("calcada", "calimala", "cultivo"):
         assert f'id="{game}_env.env.raw_env"' in (site / "games" / f"{game}_env.html").read_text(encoding="utf-8")

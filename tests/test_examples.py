@@ -59,7 +59,7 @@ def test_train_main_smoke(tmp_path, capsys):
         line,
     ), line
 
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     assert b":serialized:" not in zipfile.ZipFile(out_path).read("data")  # saved with no pickle in it
     model = load_maskppo(out_path, "callisto")
@@ -72,7 +72,7 @@ def test_train_init_starts_from_a_saved_model_and_refuses_another_network(tmp_pa
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     train = load_script("train")
     small = "--envs 4 --n-steps 32 --batch-size 64 --opponent-update 128 --eval-games 2 --no-progress"
@@ -201,9 +201,9 @@ def test_imitation_data_is_what_the_training_env_observes(tmp_path):
     recorded action; returns are the decider's rank reward; a cache round-trips and is refused
     for other settings."""
     pytest.importorskip("sb3_contrib")
-    from gamecore.agents import make_agent
-    from gamecore.batched import BatchedGames
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.batched import BatchedGames
+    from gamecore.envs.sb3 import SelfPlayVecEnv
+    from gamecore.search.agents import make_agent
 
     train = load_script("train")
     teacher = make_agent("random", "calcada", seed=1)

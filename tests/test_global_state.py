@@ -30,9 +30,9 @@ import pytest
 from gymnasium import spaces
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_to_end, random_legal
-from gamecore.batched import BatchedGames
-from gamecore.global_state import HEADER_BLOCKS, global_state_view
-from gamecore.protocol import H_CURRENT, H_OWNER, H_TERMINAL, VIEW_PUBLIC
+from gamecore.envs.batched import BatchedGames
+from gamecore.envs.global_state import HEADER_BLOCKS, global_state_view
+from gamecore.kernel.protocol import H_CURRENT, H_OWNER, H_TERMINAL, VIEW_PUBLIC
 
 SEEDS = (11, 12)  # the random games played per game and count
 RESAMPLE_SEEDS = (1, 2)

@@ -1,5 +1,5 @@
 """Every command's ``--help`` (issue 49, item 6): ``python -m gamecore`` and each of its commands,
-the ``tabletop-rl`` console script, ``python -m gamecore.warmup`` and every script of
+the ``tabletop-rl`` console script, ``python -m gamecore warmup`` and every script of
 ``examples/`` and ``benchmarks/`` with an argparse CLI. Each exits 0 and prints plain text (no
 reStructuredText markup), every option with a help text, no default twice, no ``(default: None)``;
 the arena's lists every agent kind the spec parser accepts.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from gamecore import cli, warmup
-from gamecore.agents import AGENT_KINDS
+from gamecore.search.agents import AGENT_KINDS
+from gamecore.tools import cli, warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the scripts with a command line: examples/*.py and benchmarks/*.py that build an ArgumentParser
@@ -126,7 +126,7 @@ def test_the_console_script_help_is_plain_text(capsys, monkeypatch):
 
 
 def test_warmup_help(capsys):
-    check(_help(warmup.main, [], capsys), "python -m gamecore.warmup")
+    check(_help(warmup.main, [], capsys), "python -m gamecore warmup")
 
 
 def _load(path: str, monkeypatch):

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from conftest import GAME_NAMES, game_module, play_random, play_to_end, random_legal
-from gamecore.aec import IllegalActionError
-from gamecore.batched import BatchedGames, batch_bytes
-from gamecore.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_OWNER, H_PHASE, H_TERMINAL, MAX_COUNTER
+from gamecore.envs.aec import IllegalActionError
+from gamecore.envs.batched import BatchedGames, batch_bytes
+from gamecore.kernel.protocol import H_CURRENT, H_DECISIONS, H_DONE, H_OWNER, H_PHASE, H_TERMINAL, MAX_COUNTER
 
 
 def spec(name):
@@ -139,8 +139,8 @@ def test_random_rollout_seeds_through_the_shared_seeding_and_keeps_the_batch_usa
 
 def test_random_rollout_slot_0_with_seed_0_does_not_always_pick_the_first_legal_action(game_name):
     """Seed 0 used to give slot 0 a zero xorshift state, which picks action 0 of the mask forever."""
-    from gamecore.batch_kernels import build
-    from gamecore.rng import rng_pick_legal, rng_seed_array
+    from gamecore.kernel.batch_kernels import build
+    from gamecore.kernel.rng import rng_pick_legal, rng_seed_array
 
     rng = np.zeros(1, dtype=np.int64)
     rng_seed_array(rng, np.zeros(1, dtype=np.int64), -1)
@@ -159,7 +159,7 @@ def test_reset_step_forfeit_and_rollout_share_one_compiled_batch_kernel(game_nam
     compiled for it."""
     import numba
 
-    from gamecore.batch_kernels import build
+    from gamecore.kernel.batch_kernels import build
 
     if threads > numba.config.NUMBA_NUM_THREADS:
         pytest.skip("one numba thread on this machine")
@@ -227,7 +227,7 @@ def test_random_actions_before_reset_is_a_clear_error(game_name):
 
 
 def test_pick_legal_returns_the_kth_legal_action_of_a_plain_scan():
-    from gamecore.rng import rng_below, rng_pick_legal, rng_seed_array
+    from gamecore.kernel.rng import rng_below, rng_pick_legal, rng_seed_array
 
     gen = np.random.default_rng(5)
     for size in (1, 63, 64, 65, 128, 200, 3500):
@@ -247,7 +247,7 @@ def test_pick_legal_returns_the_kth_legal_action_of_a_plain_scan():
 
 
 def test_random_opponent_picks_legal_actions_and_replays_from_its_seed():
-    from gamecore.batched import RandomOpponent
+    from gamecore.envs.batched import RandomOpponent
 
     masks = np.zeros((5, 300), dtype=bool)
     masks[np.arange(5), [0, 64, 128, 299, 7]] = True
@@ -526,7 +526,7 @@ def test_batched_games_pickle_and_deepcopy_and_continue_identically(game_name):
 @pytest.fixture
 def sb3():
     # a fixture, not a module-level importorskip: that skipped every test of this file without SB3
-    return pytest.importorskip("gamecore.sb3", reason="needs the train extra")
+    return pytest.importorskip("gamecore.envs.sb3", reason="needs the train extra")
 
 
 def _trajectory(venv, steps=40):
@@ -613,13 +613,13 @@ def test_one_thread_is_the_default():
 
 def test_one_thread_is_the_default_of_the_sb3_vec_env():
     pytest.importorskip("stable_baselines3")
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     assert SelfPlayVecEnv("callisto", num_envs=1024).games.threads.candidates == [1]
 
 
 def test_auto_threads_tries_one_and_all_and_keeps_the_faster():
-    from gamecore.batched import ThreadChooser
+    from gamecore.envs.batched import ThreadChooser
 
     chooser = ThreadChooser("auto", 1024)
     assert chooser.candidates == [1, 2] or chooser.candidates == [1]
@@ -656,11 +656,11 @@ def test_the_wrapped_env_pickles_and_copies(game_name):
         game_module(game_name).env().agent_selection  # noqa: B018
 
 
-# ---- scratch arrays on the stack (gamecore.scratch) ------------------------------------------------
+# ---- scratch arrays on the stack (gamecore.kernel.scratch) ------------------------------------------------
 def test_stack_scratch_arrays_behave_as_c_contiguous_arrays_of_their_shape_and_dtype():
     import numba
 
-    from gamecore.scratch import stack_empty
+    from gamecore.kernel.scratch import stack_empty
 
     @numba.njit
     def helper(v):
@@ -700,7 +700,7 @@ def test_stack_scratch_arrays_behave_as_c_contiguous_arrays_of_their_shape_and_d
 def test_stack_scratch_shapes_must_be_known_when_the_kernel_compiles_and_small():
     import numba
 
-    from gamecore.scratch import MAX_STACK_BYTES, stack_empty
+    from gamecore.kernel.scratch import MAX_STACK_BYTES, stack_empty
 
     @numba.njit
     def dynamic(n):
@@ -722,18 +722,18 @@ def test_one_illegal_action_error_class_serves_every_path():
     ``IllegalActionError``: catching it from one path catches it from every path (there were two
     classes of that name, and catching one missed the other)."""
     pytest.importorskip("pyspiel")
-    import gamecore.aec
-    import gamecore.openspiel
-    import gamecore.single_agent
-    from gamecore.options import IllegalActionError
+    import gamecore.envs.aec
+    import gamecore.envs.openspiel
+    import gamecore.envs.single_agent
+    from gamecore.kernel.options import IllegalActionError
 
-    assert gamecore.aec.IllegalActionError is gamecore.openspiel.IllegalActionError is IllegalActionError
-    assert gamecore.single_agent.IllegalActionError is IllegalActionError
+    assert gamecore.envs.aec.IllegalActionError is gamecore.envs.openspiel.IllegalActionError is IllegalActionError
+    assert gamecore.envs.single_agent.IllegalActionError is IllegalActionError
     import pyspiel
 
-    state = pyspiel.load_game(gamecore.openspiel.SHORT_NAMES["calcada"]).new_initial_state()
+    state = pyspiel.load_game(gamecore.envs.openspiel.SHORT_NAMES["calcada"]).new_initial_state()
     illegal = next(a for a in range(state.num_distinct_actions()) if a not in state.legal_actions())
-    with pytest.raises(gamecore.aec.IllegalActionError):
+    with pytest.raises(gamecore.envs.aec.IllegalActionError):
         state.apply_action(illegal)
 
 
@@ -741,7 +741,7 @@ def test_the_warm_up_stamp_names_the_cpu_numba_compiles_for():
     """numba keys cached machine code by CPU name and features: a cache directory warmed on one kind
     of CPU is cold for another, so the warm-up's "cached" stamp must differ with them (as numba
     reads them: ``generic`` without ``NUMBA_CPU_FEATURES`` means no features)."""
-    from gamecore.warmup import _stamp
+    from gamecore.tools.warmup import _stamp
 
     host = _stamp("callisto", ("aec",), {})
     assert host == _stamp("callisto", ("aec",), {})

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module
-from gamecore.batched import BatchedGames
-from gamecore.encoding import OBS_ENCODINGS, ObsEncoder
-from gamecore.games import get_game
-from gamecore.single_agent import SingleAgentEnv
+from gamecore.envs.batched import BatchedGames
+from gamecore.envs.encoding import OBS_ENCODINGS, ObsEncoder
+from gamecore.envs.single_agent import SingleAgentEnv
+from gamecore.kernel.games import get_game
 
 #: random games per game and player count in the range test (each slot plays until its first game ends)
 RANGE_GAMES = 3
@@ -179,7 +179,7 @@ def test_scaled_batched_games_are_int8_over_the_maxima(name):
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_scaled_vec_env_is_int8_over_the_maxima(name):
     pytest.importorskip("sb3_contrib", reason="needs the train extra")
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     seen = []
 
@@ -240,7 +240,7 @@ def test_scaled_single_agent_env_is_int8_over_the_maxima(name):
 
 def test_scaled_rllib_env_is_int8_over_the_maxima():
     pytest.importorskip("ray", reason="needs the rllib extra")
-    from gamecore.rllib import RLlibEnv
+    from gamecore.envs.rllib import RLlibEnv
 
     for name in GAME_NAMES:
         int8 = RLlibEnv({"game": name})
@@ -259,8 +259,8 @@ def test_a_ppo_agent_trained_on_scaled_observations_is_fed_them_scaled(tmp_path)
     pytest.importorskip("sb3_contrib", reason="needs the train extra")
     from sb3_contrib import MaskablePPO
 
-    from gamecore.agents import PPOAgent
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
+    from gamecore.search.agents import PPOAgent
 
     venv = SelfPlayVecEnv("calcada", num_envs=2, seed=0, obs_encoding="scaled")
     model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=16, n_epochs=1, seed=0, device="cpu")
@@ -289,7 +289,7 @@ def test_a_bad_obs_encoding_is_a_clear_error_everywhere(bad):
                 lambda: SingleAgentEnv("calcada", obs_encoding=bad),
                 lambda: ObsEncoder(module.GAME, module.GAME.make_params(2), bad)]
     try:
-        from gamecore.sb3 import SelfPlayVecEnv
+        from gamecore.envs.sb3 import SelfPlayVecEnv
 
         builders.append(lambda: SelfPlayVecEnv("calcada", num_envs=2, obs_encoding=bad))
     except ImportError:

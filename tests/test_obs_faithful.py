@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from conftest import GAME_NAMES, GAME_PLAYERS
-from gamecore.games import get_game
-from gamecore.protocol import H_CURRENT, H_TERMINAL
+from gamecore.kernel.games import get_game
+from gamecore.kernel.protocol import H_CURRENT, H_TERMINAL
 
 #: positions branched per decision kind and player count
 POSITIONS_PER_KIND = 6

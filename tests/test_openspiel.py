@@ -1,4 +1,4 @@
-"""OpenSpiel: the games as pyspiel Python games (``gamecore.openspiel``) and OpenSpiel's own tools
+"""OpenSpiel: the games as pyspiel Python games (``gamecore.envs.openspiel``) and OpenSpiel's own tools
 on them: ``evaluate_bots``, the Python ``MCTSBot`` and ``ISMCTSBot``, ``rl_environment`` and
 ``random_sim_test``. Skipped where open_spiel is not installed (it is in the ``dev`` extra)."""
 
@@ -22,9 +22,9 @@ from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts  # noqa: E4
 from open_spiel.python.bots import uniform_random  # noqa: E402
 from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation  # noqa: E402
 
-import gamecore.openspiel as gos  # noqa: E402
+import gamecore.envs.openspiel as gos  # noqa: E402
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module  # noqa: E402
-from gamecore.protocol import H_TERMINAL  # noqa: E402
+from gamecore.kernel.protocol import H_TERMINAL  # noqa: E402
 
 
 def load(name: str, **params):
@@ -242,7 +242,7 @@ def test_state_methods_and_observers_draw_no_game_of_the_seed_stream(name):
 _CPP_BOT = textwrap.dedent("""
     import sys
     import pyspiel
-    import gamecore.openspiel  # noqa: F401
+    import gamecore.envs.openspiel  # noqa: F401
     game = pyspiel.load_game(sys.argv[1])
     evaluator = pyspiel.RandomRolloutEvaluator(1, 3)
     if sys.argv[2] == "mcts":
@@ -325,7 +325,7 @@ def test_clone_copies_the_state_exactly_and_replays_the_same_future():
         random_moves(s, np.random.default_rng(9), 40)
     assert np.array_equal(clone.state_array, state.state_array)  # the generator travels in the array
     assert np.array_equal(deep.state_array, state.state_array)
-    pickled = pickle.loads(pickle.dumps(state))  # gamecore.openspiel's own pickling (pyspiel's needs GetRNGState)
+    pickled = pickle.loads(pickle.dumps(state))  # gamecore.envs.openspiel's own pickling (pyspiel's needs GetRNGState)
     assert np.array_equal(pickled.state_array, state.state_array) and pickled.history() == state.history()
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gamecore.games import ENV_IDS, GAMES
+from gamecore.kernel.games import GAMES, game_package
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -58,7 +58,7 @@ def test_every_package_is_typed(package):
 
 @pytest.mark.slow
 def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
-    from gamecore.agents import BASELINE_FILES
+    from gamecore.search.agents import BASELINE_FILES
 
     # build isolation: pip fetches the build backend pyproject.toml asks for (a venv's own setuptools
     # may be too old, or lack the wheel command)
@@ -84,7 +84,7 @@ def test_the_wheel_ships_py_typed_for_every_package(tmp_path):
             "cultivo_env/baseline/vgreedy.npz"} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "[console_scripts]" in text and "tabletop-rl = gamecore.cli:console" in text
+    assert "[console_scripts]" in text and "tabletop-rl = gamecore.tools.cli:console" in text
 
 
 def test_the_console_script_runs_the_cli_under_its_own_name():
@@ -92,7 +92,7 @@ def test_the_console_script_runs_the_cli_under_its_own_name():
     it is ``python -m gamecore`` under another name: same commands, its own name in the usage."""
     script = Path(sys.executable).with_name("tabletop-rl")
     assert script.is_file(), f"{script} missing: is the package installed in this venv (pip install -e .)?"
-    assert PYPROJECT["project"]["scripts"] == {"tabletop-rl": "gamecore.cli:console"}
+    assert PYPROJECT["project"]["scripts"] == {"tabletop-rl": "gamecore.tools.cli:console"}
     help_ = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
     assert help_.returncode == 0, help_.stderr
     assert help_.stdout.startswith("usage: tabletop-rl ") and "arena" in help_.stdout and "record" in help_.stdout
@@ -103,35 +103,37 @@ def test_the_console_script_runs_the_cli_under_its_own_name():
 REGISTRY_PROBE = r"""
 import sys, gymnasium, pettingzoo
 import {module}
-from gamecore.games import GAMES
-loaded = sorted(p for p in GAMES.values() if p in sys.modules)
+from gamecore.kernel.games import GAMES
+loaded = sorted(p for p in GAMES.values() if p + ".rules" in sys.modules or p + ".game" in sys.modules)
 ids = sorted(k for k in pettingzoo.aec_registry if k.split("-")[0] in GAMES)
 gym_ids = sorted(k for k in gymnasium.registry if k.startswith("tabletop-rl-envs/"))
 print(loaded, ids, gym_ids)
 """
 
 
-@pytest.mark.parametrize("module", ["gamecore", "callisto_env", "cultivo_env"])
-def test_importing_any_game_package_or_gamecore_registers_every_game_and_compiles_none_other(module):
+@pytest.mark.parametrize("module", ["gamecore.envs", "callisto_env.env", "cultivo_env.env"])
+def test_importing_the_envs_or_any_game_env_registers_every_game_and_loads_no_other(module):
     out = subprocess.run([sys.executable, "-c", REGISTRY_PROBE.format(module=module)], capture_output=True,
                          text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
     loaded, ids, gym_ids = (eval(part) for part in out.stdout.strip().replace("] [", "]|[").split("|"))
-    assert loaded == ([] if module == "gamecore" else [module])  # the other games stay unimported
-    assert ids == sorted(ENV_IDS.values())
-    assert gym_ids == sorted(f"tabletop-rl-envs/{i.capitalize()}" for i in ENV_IDS.values())
+    # the other games' kernels and specs stay unloaded (their packages' light __init__ registered them)
+    assert loaded == ([] if module == "gamecore.envs" else [module.partition(".")[0]])
+    env_ids = [game_package(name).env_id for name in GAMES]
+    assert ids == sorted(env_ids)
+    assert gym_ids == sorted(f"tabletop-rl-envs/{i.capitalize()}" for i in env_ids)
 
 
 def test_every_game_env_id_is_the_registered_one():
-    from gamecore.games import get_game
-    from gamecore.registration import env_id
+    from gamecore.envs.registration import env_id
+    from gamecore.kernel.games import get_game
 
     for name in GAMES:
         assert get_game(name).env_id == env_id(name)
 
 
 def test_a_game_registered_by_another_package_makes_its_env():
-    probe = ("import callisto_env, gymnasium, pettingzoo\n"
+    probe = ("import callisto_env.env, gymnasium, pettingzoo\n"
              "e = pettingzoo.make('aec', 'calcada-v1'); e.reset(seed=0)\n"
              "g = gymnasium.make('tabletop-rl-envs/Calcada-v1'); g.reset(seed=0)\n"
              "print(type(e.unwrapped).__module__, g.unwrapped.game.name)")

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gamecore.cli import main
-from gamecore.games import get_game
-from gamecore.play import TerminalGame
-from gamecore.protocol import H_CURRENT, VIEW_ALL, VIEW_PUBLIC
-from gamecore.replay import GameRecord, make_env, replay_env
+from gamecore.kernel.games import get_game
+from gamecore.kernel.protocol import H_CURRENT, VIEW_ALL, VIEW_PUBLIC
+from gamecore.tools.cli import main
+from gamecore.tools.play import TerminalGame
+from gamecore.tools.replay import GameRecord, make_env, replay_env
 
 
 def session(game: str, seats: list[str], lines: list[str], **kw) -> tuple[TerminalGame, str]:
@@ -197,7 +197,7 @@ def test_calimala_scoring_cards_kept_by_other_seats_are_secret():
 
 
 def test_pictures_and_records_refuse_bad_arguments_before_drawing(tmp_path):
-    from gamecore.replay import MAX_GIF_MS, write_gif, write_strip
+    from gamecore.tools.replay import MAX_GIF_MS, write_gif, write_strip
 
     frames = [np.zeros((40, 60, 3), dtype=np.uint8)] * 3
     for kw, match in [({"columns": 0}, "columns"), ({"columns": 1.5}, "columns"), ({"scale": 0}, "scale"),
@@ -257,7 +257,7 @@ class Flaky:
 @pytest.mark.parametrize("given", [True, False], ids=["--save", "no --save"])
 def test_an_agent_failing_mid_game_stops_the_game_with_it_saved(tmp_path, action, given):
     """Before: the error ended the session and the game was lost (no autosave)."""
-    from gamecore.play import AgentError
+    from gamecore.tools.play import AgentError
 
     save = tmp_path / "g.json"
     out = io.StringIO()
@@ -298,14 +298,14 @@ def test_load_refuses_a_device_a_fifo_and_an_oversized_file_without_reading_them
     import os
     import time
 
-    import gamecore.replay
+    import gamecore.tools.replay
 
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     big = tmp_path / "big.json"
     GameRecord("callisto", get_game("callisto").params_to_options(get_game("callisto").make_params(2)), 0,
                ["pillar a1"] * 100).save(big)
-    monkeypatch.setattr(gamecore.replay, "MAX_RECORD_BYTES", 1000)
+    monkeypatch.setattr(gamecore.tools.replay, "MAX_RECORD_BYTES", 1000)
     t0 = time.perf_counter()
     t, out = session("callisto", ["human", "random"], ["load /dev/zero", f"load {fifo}", f"load {big}", "q"],
                      colour=False)

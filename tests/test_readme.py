@@ -22,7 +22,7 @@ import pytest
 import tomllib
 from test_examples import load_script
 
-from gamecore.games import GAMES
+from gamecore.kernel.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -117,7 +117,7 @@ def test_shell_commands_are_valid(heading, argv):
         for extra in (extras.group(1) or "").split(","):
             assert not extra or extra in EXTRAS, f"no extra {extra!r} in pyproject.toml"
     elif argv[:3] == ["python", "-m", "gamecore"]:
-        from gamecore.cli import _parser
+        from gamecore.tools.cli import _parser
 
         _parser().parse_args(argv[3:])  # SystemExit here: the README shows arguments the CLI refuses
     elif argv[:3] == ["python", "-m", "pytest"] and len(argv) > 4:

@@ -11,8 +11,8 @@ from PIL import ImageDraw
 from calcada_env import render as calcada_render
 from callisto_env import render as callisto_render
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, random_legal
-from gamecore import render as R
-from gamecore.protocol import H_TERMINAL, VIEW_PUBLIC, GameSpec
+from gamecore.envs import render as R
+from gamecore.kernel.protocol import H_TERMINAL, VIEW_PUBLIC, GameSpec
 
 
 def _game_states(mod, n: int, seed: int = 0, picks: int = 4) -> list[np.ndarray]:

@@ -1,4 +1,4 @@
-"""Ray RLlib: the ``gamecore.rllib`` adapter on every game and player count, RLlib's own env
+"""Ray RLlib: the ``gamecore.envs.rllib`` adapter on every game and player count, RLlib's own env
 check, the masked module (masks in every forward pass, no deprecated RLlib API), and
 ``examples/rllib_ppo.py`` training a few PPO iterations on each game in a local Ray, failing loudly
 when an iteration samples nothing, and shipping its code to a two-node cluster through
@@ -33,7 +33,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 from test_examples import load_script  # noqa: E402
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, play_random  # noqa: E402
-from gamecore.rllib import MaskedPPOTorchRLModule, RLlibEnv, action_masking_module_spec  # noqa: E402
+from gamecore.envs.rllib import MaskedPPOTorchRLModule, RLlibEnv, action_masking_module_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = "--iterations 2 --batch-size 200 --minibatch-size 100 --epochs 1 --hidden 32 --eval-games 4"
@@ -149,7 +149,7 @@ warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     from ray.rllib.algorithms.ppo import PPOConfig
-    from gamecore.rllib import masked_ppo_config
+    from gamecore.envs.rllib import masked_ppo_config
     config = masked_ppo_config(PPOConfig(), {"game": "callisto"}, {"fcnet_hiddens": [16], "head_fcnet_hiddens": []})
     config = (config.env_runners(num_env_runners=0).learners(num_learners=0)
               .training(train_batch_size_per_learner=64, minibatch_size=64, num_epochs=1).debugging(log_level="WARN"))
@@ -286,7 +286,7 @@ def test_rllib_ppo_example_stops_with_rllibs_warning_when_sampling_times_out(loc
 _SHIPPED_PROBE = """
 import json, sys
 import ray
-from gamecore.games import GAMES
+from gamecore.kernel.games import GAMES
 root, cache = sys.argv[1], sys.argv[2]
 ray.init(address=sys.argv[3], logging_level="WARNING", runtime_env={
     "py_modules": [f"{root}/{p}" for p in ("gamecore", *GAMES.values())], "excludes": ["__pycache__"],
@@ -297,8 +297,8 @@ def sample():
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
     import callisto_env
-    from gamecore import jit
-    from gamecore.rllib import masked_ppo_config
+    from gamecore.kernel import jit
+    from gamecore.envs.rllib import masked_ppo_config
     config = masked_ppo_config(PPOConfig(), {"game": "callisto"}, {"fcnet_hiddens": [8], "head_fcnet_hiddens": []})
     MultiAgentEnvRunner(config=config.env_runners(num_env_runners=0)).sample(num_timesteps=100)
     kernels = [d for d in list(jit._DISPATCHERS) if d.py_func.__module__.startswith("callisto_env")]
@@ -313,10 +313,10 @@ print(json.dumps(ray.get(sample.remote(), timeout=300)))
 def test_an_env_runner_with_shipped_code_loads_the_kernels_the_warm_up_compiled(local_ray, tmp_path):
     """Issue 49: an env runner that runs the packages Ray ships with a job (``py_modules``, as
     ``--ship-code`` does; Ray unpacks each in a folder of its own under the session directory) loads
-    its kernels from the cache ``python -m gamecore.warmup`` filled with the same ``NUMBA_CACHE_DIR``.
+    its kernels from the cache ``python -m gamecore warmup`` filled with the same ``NUMBA_CACHE_DIR``.
     It compiled all of Callisto's kernels again (34, ~5 s): numba names a cache folder by the sources'
     absolute path, and the project's stamped locators took a package to sit beside ``gamecore``."""
-    from gamecore.warmup import warm_one
+    from gamecore.tools.warmup import warm_one
 
     cache = os.path.abspath(os.environ.get("NUMBA_CACHE_DIR") or tmp_path / "cache")
     warm_one("callisto", {**os.environ, "NUMBA_CACHE_DIR": cache}, paths=("aec",))
@@ -329,7 +329,7 @@ def test_an_env_runner_with_shipped_code_loads_the_kernels_the_warm_up_compiled(
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert not Path(out["file"]).resolve().is_relative_to(ROOT), out  # Ray's copy ran, not the checkout
     assert out["compile_seconds"] == 0.0 and out["hits"] >= 1, (out, run.stderr[-3000:])
-    from gamecore.jit import kernel_digest
+    from gamecore.kernel.jit import kernel_digest
 
     # filed by package and version, not by the path of the sources
     assert out["folders"] == [str(Path(cache, "callisto_env", kernel_digest("callisto_env")[:16]))], out
@@ -401,7 +401,7 @@ def test_rllib_ppo_example_ships_its_code_to_a_two_node_ray_cluster():
     authentication) is the test's own, in ``RAY_AUTH_TOKEN``, not ``~/.ray/auth_token``."""
     import secrets
 
-    from gamecore.games import GAMES
+    from gamecore.kernel.games import GAMES
 
     ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent)) or shutil.which("ray")
     assert ray_cli, "the ray command comes with ray[rllib]"

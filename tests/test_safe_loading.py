@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 from test_examples import load_script
 
-from gamecore.agents import make_agent
-from gamecore.cli import main
-from gamecore.games import get_game
-from gamecore.value_net import ValueNet
+from gamecore.kernel.games import get_game
+from gamecore.search.agents import make_agent
+from gamecore.search.value_net import ValueNet
+from gamecore.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CALIMALA = ROOT / "calimala_env" / "baseline" / "maskppo.zip"  # 3 players: (1001,) int8 obs, 119 actions
@@ -87,7 +87,7 @@ def _data(src: Path = CALIMALA) -> dict:
 def sb3_zip(tmp_path_factory) -> Path:
     """A small calimala model as SB3 saves it (every serialized entry a cloudpickle blob)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
 
     venv = SelfPlayVecEnv("calimala", num_envs=2, seed=0)
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu",
@@ -117,7 +117,7 @@ def ppo_payloads(tmp_path, sb3_zip):
 def az_payload(tmp_path):
     """(marker, checkpoint): a torch checkpoint whose ``model`` entry opens the marker when unpickled."""
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
+    from gamecore.search import aznet
 
     marker = tmp_path / "ran-az"
     config = {"game": "callisto", "players": 2, "obs_len": 3300, "num_actions": 3500, "hidden": [8],
@@ -158,7 +158,7 @@ def test_a_crafted_ppo_zip_runs_nothing_through_the_ppo_and_baseline_specs_and_t
                                                                                        capsys):
     """The payload in the observation space is never read (the game's own space stands in: the model
     plays); the one in an entry the library cannot supply is refused, naming the file and the entry."""
-    import gamecore.agents as agents
+    import gamecore.search.agents as agents
 
     marker, (space, extra) = ppo_payloads
     assert make_agent(f"ppo:{space}", "calimala").model.observation_space.shape == (1001,)
@@ -184,7 +184,7 @@ def test_a_crafted_ppo_zip_runs_nothing_through_the_ppo_and_baseline_specs_and_t
 def test_the_payload_space_entry_is_supplied_not_read(ppo_payloads):
     """The observation space with a payload is replaced by the game's own: the model loads and
     plays; the blob is never unpickled."""
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     marker, (space, _) = ppo_payloads
     model = load_maskppo(space, "calimala")
@@ -195,7 +195,7 @@ def test_the_payload_space_entry_is_supplied_not_read(ppo_payloads):
 def test_a_zip_naming_an_env_imports_no_module(sb3_zip, tmp_path, monkeypatch):
     """SB3 makes the environment a saved ``env`` string names (``gym.make("module:Env")`` imports
     the module, say one planted beside the model in an untrusted checkout): refused unread."""
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     marker = tmp_path / "ran-env"
     (tmp_path / "planted_env_module.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
@@ -222,7 +222,7 @@ def test_tables_loads_no_model_nobody_named(ppo_payloads, tmp_path, monkeypatch,
     planted = tmp_path / "runs" / "calcada_maskppo.zip"
     planted.write_bytes(extra.read_bytes())
     monkeypatch.chdir(tmp_path)
-    import gamecore.agents as agents
+    import gamecore.search.agents as agents
 
     monkeypatch.setattr(agents, "shipped_baseline", lambda game: None)  # a shorter table: random and greedy
     text = main(["tables", "--games", "1", "--mcts", "--only", "calcada", "--threads", "1"])
@@ -239,7 +239,7 @@ def test_the_shipped_ppo_baselines_hold_no_pickle_and_load_as_the_models_they_ar
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     for path, game, players, n in ((CALLISTO, "callisto", 2, 3500), (CALIMALA, "calimala", 3, 119)):
         spec = get_game(game)
@@ -257,7 +257,7 @@ def test_the_shipped_ppo_baselines_hold_no_pickle_and_load_as_the_models_they_ar
 
 def test_a_checkpoint_round_trips_under_weights_only_with_every_entry(tmp_path):
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
+    from gamecore.search import aznet
 
     net = aznet.make_network(12, 5, (8,))
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
@@ -292,7 +292,7 @@ def test_bad_ppo_files_are_one_error_naming_the_file(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     empty = tmp_path / "empty.zip"
     empty.write_bytes(b"")
@@ -332,8 +332,8 @@ def test_bad_ppo_files_are_one_error_naming_the_file(tmp_path, capsys):
 def _az(tmp_path, name="net.pt", hidden=(8,), **config):
     """A calcada checkpoint as examples/alphazero.py writes one, ``config`` entries changed."""
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
-    from gamecore.games import get_game
+    from gamecore.kernel.games import get_game
+    from gamecore.search import aznet
 
     game = get_game("calcada")
     params = game.make_params(2)
@@ -347,7 +347,7 @@ def _az(tmp_path, name="net.pt", hidden=(8,), **config):
 
 def test_bad_az_checkpoints_are_one_error_naming_the_file(tmp_path, capsys):
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
+    from gamecore.search import aznet
 
     good = _az(tmp_path)
     empty = tmp_path / "empty.pt"
@@ -444,8 +444,8 @@ def test_a_train_script_model_is_saved_without_a_pickle(tmp_path):
     """``save_maskppo`` (what examples/train.py saves with): no ``:serialized:`` blob, the weights
     byte for byte SB3's, and the file loads back as the same model."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from gamecore.model_io import load_maskppo, save_maskppo, strip_pickles
-    from gamecore.sb3 import SelfPlayVecEnv
+    from gamecore.envs.sb3 import SelfPlayVecEnv
+    from gamecore.search.model_io import load_maskppo, save_maskppo, strip_pickles
 
     venv = SelfPlayVecEnv("calimala", num_envs=2, seed=0, obs_encoding="scaled")
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu",
@@ -521,7 +521,7 @@ def test_ppo_zips_that_would_take_huge_memory_are_refused_before_any_allocation(
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gamecore.model_io import MAX_DATA_BYTES, MAX_PARAMETERS, load_maskppo
+    from gamecore.search.model_io import MAX_DATA_BYTES, MAX_PARAMETERS, load_maskppo
 
     load_maskppo(CALIMALA, "calimala")  # the imports, outside the timings
     base = _data()
@@ -551,7 +551,7 @@ def test_a_loaded_ppo_model_allocates_no_rollout_buffer_of_its_saved_size(tmp_pa
     n_envs=1000``: 3.3 GB kept for the agent's life). The loaded model plays and its weights copy;
     its buffer is a one-step stand-in."""
     pytest.importorskip("sb3_contrib")
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     path = _crafted(tmp_path / "buffer.zip", data={**_data(), "n_steps": 1000, "n_envs": 100, "batch_size": 50,
                                                    "rollout_buffer_kwargs": {}})
@@ -570,7 +570,7 @@ def test_pytorch_variables_and_data_entries_set_no_attribute(tmp_path, monkeypat
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     monkeypatch.setattr(torch.nn.Parameter, "data", torch.nn.Parameter.data, raising=False)  # undone if replaced
     shape = {"policy.action_net.weight": torch.zeros(3, 64), "policy.action_net.bias": torch.zeros(3)}
@@ -592,7 +592,7 @@ def test_ppo_weights_and_optimizer_state_are_checked_before_sb3_reads_them(tmp_p
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     state = _policy_state()
     nan = {**state, "action_net.bias": torch.full_like(state["action_net.bias"], float("nan"))}
@@ -629,7 +629,7 @@ def test_ppo_weights_and_optimizer_state_are_checked_before_sb3_reads_them(tmp_p
 def test_deeply_nested_json_is_one_error_not_a_recursion_traceback(tmp_path, capsys):
     """Before: RecursionError tracebacks from a deeply nested ``data`` entry or ``meta`` string."""
     pytest.importorskip("sb3_contrib")
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.model_io import load_maskppo
 
     deep = "[" * 30_000 + "]" * 30_000
     ppo = _crafted(tmp_path / "deep.zip", data_text=json.dumps(_data())[:-1].encode() + f', "deep": {deep}}}'.encode())
@@ -653,8 +653,8 @@ def _az_raw(path: Path, hidden, model=None, optimizer=None, fmt=1, obs_len=CALCA
     config's shapes)."""
     import torch
 
-    from gamecore import aznet
-    from gamecore.games import get_game
+    from gamecore.kernel.games import get_game
+    from gamecore.search import aznet
 
     game = get_game("calcada")
     params = game.make_params(2)
@@ -672,8 +672,8 @@ def test_az_checkpoints_that_would_take_huge_memory_or_raise_raw_errors_are_refu
     RuntimeError (torch.isfinite tried 1.1 PB), ``hidden=[2**18]`` took 2.1 GB; ``"format":
     tensor([1, 1])`` raised "Boolean value of Tensor"; a NaN optimizer state resumed training."""
     torch = pytest.importorskip("torch")
-    from gamecore import aznet
-    from gamecore.model_io import MAX_PARAMETERS
+    from gamecore.search import aznet
+    from gamecore.search.model_io import MAX_PARAMETERS
 
     good = _az_raw(tmp_path / "good.pt", [8])
     aznet.load_network(good)
@@ -709,7 +709,7 @@ def test_value_models_that_would_take_huge_memory_are_refused_before_reading_the
     allocate them before finding the data missing."""
     import io as _io
 
-    from gamecore.value_net import MAX_VALUE_ELEMENTS
+    from gamecore.search.value_net import MAX_VALUE_ELEMENTS
 
     h = MAX_VALUE_ELEMENTS // CALCADA_OBS + 1
     wide = tmp_path / "int8.npz"
@@ -753,8 +753,8 @@ def test_a_torch_file_with_compressed_records_is_refused_before_torch_inflates_t
     record is refused unread, in a PPO zip's ``policy.pth`` and in an az checkpoint alike."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from gamecore.aznet import load_checkpoint
-    from gamecore.model_io import load_maskppo
+    from gamecore.search.aznet import load_checkpoint
+    from gamecore.search.model_io import load_maskppo
 
     bomb = _deflated_records(_torch_bytes({"w": torch.zeros(25_000_000)}))
     assert len(bomb) < 1_000_000  # a small file standing for 100 MB

@@ -21,9 +21,9 @@ from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
 
 from conftest import GAME_PLAYERS, game_module, opening_seat  # noqa: E402
-from gamecore.registration import gymnasium_id  # noqa: E402
-from gamecore.sb3 import SelfPlayVecEnv  # noqa: E402
-from gamecore.single_agent import SingleAgentEnv  # noqa: E402
+from gamecore.envs.registration import gymnasium_id  # noqa: E402
+from gamecore.envs.sb3 import SelfPlayVecEnv  # noqa: E402
+from gamecore.envs.single_agent import SingleAgentEnv  # noqa: E402
 
 SMALL = {"n_steps": 16, "batch_size": 16, "n_epochs": 1, "seed": 0, "device": "cpu",
          "policy_kwargs": {"net_arch": [16]}}

@@ -1,4 +1,4 @@
-"""The scratch buffers' offsets come from :class:`gamecore.layout.Layout` (issue 47): Cultivo's
+"""The scratch buffers' offsets come from :class:`gamecore.kernel.layout.Layout` (issue 47): Cultivo's
 travel workspace (``payment.WS``), travel counts (``outcomes.TC``), small array (``outcomes.SM``)
 and its deltas_fill scratch (``outcomes.DW``), and Calimala's mat vector (``mat.MAT``).
 
@@ -19,7 +19,7 @@ from calimala_env import layout as CL
 from calimala_env.rules import mat
 from cultivo_env.layout import MAX_FIELDS, MAX_PLAYERS, NUM_COLOURS
 from cultivo_env.rules import outcomes, payment, travel
-from gamecore.layout import Layout
+from gamecore.kernel.layout import Layout
 
 #: the values the constants had when they were typed by hand (before issue 47)
 PAYMENT = {

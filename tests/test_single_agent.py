@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium env (``gamecore.single_agent``), on every game and player count:
+"""The single-agent Gymnasium env (``gamecore.envs.single_agent``), on every game and player count:
 Gymnasium's registry and checker, seats, opponents, masks, rewards and the illegal-action policy."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from conftest import GAME_NAMES, GAME_PLAYERS, game_module, opening_seat
-from gamecore.aec import IllegalActionError
-from gamecore.games import ENV_IDS
-from gamecore.protocol import H_CURRENT
-from gamecore.registration import gymnasium_id
-from gamecore.single_agent import SingleAgentEnv
+from gamecore.envs.aec import IllegalActionError
+from gamecore.envs.registration import gymnasium_id
+from gamecore.envs.single_agent import SingleAgentEnv
+from gamecore.kernel.games import game_package
+from gamecore.kernel.protocol import H_CURRENT
 
 
 def gym_id(name: str) -> str:
@@ -45,7 +45,7 @@ def play_episode(env, seed=None, pick=None):
 
 def test_every_game_is_registered_with_gymnasium(game_name):
     gid = gym_id(game_name)
-    assert gid == f"tabletop-rl-envs/{ENV_IDS[game_name].capitalize()}"
+    assert gid == f"tabletop-rl-envs/{game_package(game_name).env_id.capitalize()}"
     assert gid in gym.registry
     env = gym.make(gid)
     assert isinstance(env.unwrapped, SingleAgentEnv) and env.unwrapped.game.name == game_name
@@ -220,7 +220,7 @@ def test_gymnasium_wrappers_do_not_forward_action_masks_but_get_wrapper_attr_doe
 
 
 def test_every_constructor_lists_exactly_what_it_accepts(game_name):
-    from gamecore.batched import BatchedGames
+    from gamecore.envs.batched import BatchedGames
 
     own = list(game_module(game_name).GAME.option_defaults)
     cases = {

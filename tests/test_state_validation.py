@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import GAME_NAMES, game_module, random_legal
-from gamecore.protocol import H_DECISIONS, H_PHASE, H_TERMINAL, MAX_COUNTER
+from gamecore.kernel.protocol import H_DECISIONS, H_PHASE, H_TERMINAL, MAX_COUNTER
 
 
 def _refused(env, bad: np.ndarray) -> None:

@@ -1,4 +1,4 @@
-"""The vgreedy agent: greedy's lookahead with a learned leaf value (gamecore.value_net)."""
+"""The vgreedy agent: greedy's lookahead with a learned leaf value (gamecore.search.value_net)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamecore.agents import GreedyAgent, ValueGreedyAgent, make_agent, parse_spec
-from gamecore.batched import BatchedGames
-from gamecore.games import get_game
-from gamecore.mcts import margin
-from gamecore.protocol import H_CURRENT, H_TERMINAL
-from gamecore.value_net import ValueNet, collect, targets
+from gamecore.envs.batched import BatchedGames
+from gamecore.kernel.games import get_game
+from gamecore.kernel.protocol import H_CURRENT, H_TERMINAL
+from gamecore.search.agents import GreedyAgent, ValueGreedyAgent, make_agent, parse_spec
+from gamecore.search.mcts import margin
+from gamecore.search.value_net import ValueNet, collect, targets
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "value_greedy.py"
 
@@ -107,7 +107,7 @@ def test_collect_keeps_every_decision_of_every_finished_game_from_every_seat():
 
 
 def test_fit_refuses_empty_data_and_bad_sizes():
-    from gamecore.value_net import fit
+    from gamecore.search.value_net import fit
 
     data = collect("callisto", GreedyAgent("callisto", seed=1), 1, seed=4, parallel=1)
     for kwargs, why in (({"epochs": 0}, "epochs"), ({"batch_size": 0}, "batch_size"), ({"hidden": -1}, "hidden")):
@@ -188,7 +188,7 @@ def test_value_greedy_example_trains_saves_and_loads_a_model(tmp_path, capsys):
 
 
 def test_a_value_model_can_be_the_shipped_baseline_and_takes_vgreedy_options(tmp_path, monkeypatch):
-    import gamecore.agents as agents
+    import gamecore.search.agents as agents
 
     path = saved(tmp_path, random_net("calcada", 2, 4, weight=0.5), "vgreedy.npz")
     monkeypatch.setattr(agents, "shipped_baseline", lambda game: path if get_game(game).name == "calcada" else None)

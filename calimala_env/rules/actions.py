@@ -38,9 +38,9 @@ from calimala_env.layout import (
     WORKSHOPS,
 )
 from calimala_env.rules.helpers import P
-from gamecore.header import H_RNG
-from gamecore.jit import ijit, jit
-from gamecore.rng import rng_shuffle
+from gamecore.kernel.header import H_RNG
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.rng import rng_shuffle
 
 
 # =================================================================================================

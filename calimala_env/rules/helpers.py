@@ -35,8 +35,8 @@ from calimala_env.layout import (
     STREET_CELLS,
     WHITE,
 )
-from gamecore.header import H_NPLAYERS
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_NPLAYERS
+from gamecore.kernel.jit import ijit, jit
 
 P = MAX_PLAYERS
 

@@ -82,9 +82,9 @@ from calimala_env.rules.mat import (
     v_remove_cloth,
 )
 from calimala_env.rules.turn import promote_option
-from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.scratch import stack_empty
+from gamecore.kernel.header import H_CURRENT, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.scratch import stack_empty
 
 #: rows of the duty checks of one activation decision: the two pending actions and every card play
 DUTY_ROWS = 2 + NUM_MOVES

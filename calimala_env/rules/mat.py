@@ -45,9 +45,9 @@ from calimala_env.layout import (
     WORKSHOPS,
 )
 from calimala_env.rules.helpers import P, art_free, church_free, city_free
-from gamecore.jit import ijit, jit
-from gamecore.layout import Layout
-from gamecore.scratch import stack_empty
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.layout import Layout
+from gamecore.kernel.scratch import stack_empty
 
 # ---- the mat vector: what the feasibility of one player's actions depends on ---------------------
 # (layout :data:`MAT`, the table in the module's docstring)
@@ -328,7 +328,7 @@ def search_achievable(v0: np.ndarray, goal: int, stop_at_first: int) -> int:
     # sequences there are (so the search is exhaustive); beyond, far more than we ever saw used
     size = 64 if cards <= 2 else (512 if cards == 3 else SEARCH_TABLE)
     budget = size * 3 // 4 if size < SEARCH_TABLE else SEARCH_BUDGET
-    # scratch on the stack (gamecore.scratch), sized for the largest hand
+    # scratch on the stack (gamecore.kernel.scratch), sized for the largest hand
     stack = stack_empty((SEARCH_DEPTH, VLEN), np.int64)
     nxt = stack_empty(SEARCH_DEPTH, np.int64)
     nxt[0] = 0

@@ -124,10 +124,10 @@ from calimala_env.layout import (
 )
 from calimala_env.rules.helpers import P, hand_count, pending_goal, placer_duty, space_type
 from calimala_env.rules.mat import VLEN, achievable, fill_mat
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
-from gamecore.jit import jit
-from gamecore.kernels import clip8, rel_seat
-from gamecore.rng import rng_seed, rng_shuffle
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
+from gamecore.kernel.jit import jit
+from gamecore.kernel.kernels import clip8, rel_seat
+from gamecore.kernel.rng import rng_seed, rng_shuffle
 
 
 # =================================================================================================

@@ -39,8 +39,8 @@ from calimala_env.layout import (
     VP,
 )
 from calimala_env.rules.helpers import P
-from gamecore.header import H_NPLAYERS
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_NPLAYERS
+from gamecore.kernel.jit import ijit, jit
 
 
 # =================================================================================================

@@ -49,9 +49,9 @@ from calimala_env.layout import (
     WHITE,
     WORKSHOPS,
 )
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG
-from gamecore.jit import ijit, jit
-from gamecore.rng import rng_seed, rng_shuffle
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.rng import rng_seed, rng_shuffle
 
 
 # =================================================================================================

@@ -58,10 +58,10 @@ from calimala_env.rules.turn import (
     promote_fourth_disc,
     resolve_action,
 )
-from gamecore.header import H_CURRENT, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.kernels import count_decision
-from gamecore.scratch import stack_empty
+from gamecore.kernel.header import H_CURRENT, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.kernels import count_decision
+from gamecore.kernel.scratch import stack_empty
 
 
 # =================================================================================================

@@ -52,9 +52,9 @@ from calimala_env.rules.actions import draw_card, gain_resource, play_card, weav
 from calimala_env.rules.helpers import discs_left, space_type
 from calimala_env.rules.mat import VLEN, can_do, fill_mat
 from calimala_env.rules.scoring import final_scoring, score_tile
-from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.scratch import stack_empty
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.scratch import stack_empty
 
 
 # =================================================================================================

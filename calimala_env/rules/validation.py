@@ -116,9 +116,9 @@ from calimala_env.layout import (
 from calimala_env.rules.helpers import P, cloth_total, discs_left
 from calimala_env.rules.mat import V_PFREE, VLEN, can_do, can_transport_to, fill_mat, v_cloth
 from calimala_env.rules.turn import promote_option
-from gamecore.header import H_CURRENT, H_DONE, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import jit
-from gamecore.kernels import check_header
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import jit
+from gamecore.kernel.kernels import check_header
 
 
 # =================================================================================================

@@ -431,11 +431,11 @@ from cultivo_env.rules.validation import (
     phase_uses,
     unkept_outcomes,
 )
-from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
-from gamecore.jit import jit
-from gamecore.kernels import check_header, clip8, count_decision
-from gamecore.rng import rng_below, rng_seed, rng_shuffle
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
+from gamecore.kernel.jit import jit
+from gamecore.kernel.kernels import check_header, clip8, count_decision
+from gamecore.kernel.rng import rng_below, rng_seed, rng_shuffle
 
 STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
-#: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.protocol``)
+#: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.kernel.protocol``)
 APPLY_LEGAL_FUSED = True

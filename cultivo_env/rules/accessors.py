@@ -21,8 +21,8 @@ from cultivo_env.layout import (
     SCALES,
     STALL,
 )
-from gamecore.jit import jit
-from gamecore.layout import Layout
+from gamecore.kernel.jit import jit
+from gamecore.kernel.layout import Layout
 
 #: the rows :func:`write_context` fills, in this order, NUM_COLOURS entries each: (name, meaning)
 PAY_CONTEXT = (

@@ -31,8 +31,8 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import copy_range, grow, pay_context
 from cultivo_env.rules.payment import apply_scales, stall_score
-from gamecore.header import H_NPLAYERS, H_PHASE
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_NPLAYERS, H_PHASE
+from gamecore.kernel.jit import ijit, jit
 
 
 # ---- the stall stage and purchase splits: exact canonical enumeration ---------------------------

@@ -67,8 +67,8 @@ from cultivo_env.rules.travel import (
     step_ok,
 )
 from cultivo_env.rules.turn import can_build, produce_amount
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
 
 
 # =============================================================================================

@@ -86,10 +86,10 @@ from cultivo_env.layout import (
     WORKERS_ON_MAP,
 )
 from cultivo_env.rules.accessors import goods
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
-from gamecore.jit import jit
-from gamecore.kernels import clip8
-from gamecore.rng import rng_seed, rng_shuffle
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
+from gamecore.kernel.jit import jit
+from gamecore.kernel.kernels import clip8
+from gamecore.kernel.rng import rng_seed, rng_shuffle
 
 
 # =============================================================================================

@@ -45,9 +45,9 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import add_pay_context, copy_range, grow, place_of, write_context
 from cultivo_env.rules.travel import travel_wheat
-from gamecore.header import H_NPLAYERS
-from gamecore.jit import ijit, jit
-from gamecore.layout import Layout
+from gamecore.kernel.header import H_NPLAYERS
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.layout import Layout
 
 
 # ---- the obligations of a travel and how they are paid ---------------------------------------

@@ -14,8 +14,8 @@ import numpy as np
 
 from cultivo_env.layout import MAX_FIELDS, NUM_COLOURS, SUPPLY, YELLOW
 from cultivo_env.rules.accessors import add_pay_context
-from gamecore.jit import jit
-from gamecore.layout import Layout
+from gamecore.kernel.jit import jit
+from gamecore.kernel.layout import Layout
 
 NEG = -(1 << 30)
 

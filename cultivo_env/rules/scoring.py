@@ -40,8 +40,8 @@ from cultivo_env.layout import (
     YELLOW,
 )
 from cultivo_env.rules.accessors import goods, owns
-from gamecore.header import H_NPLAYERS
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_NPLAYERS
+from gamecore.kernel.jit import ijit, jit
 
 
 # =============================================================================================

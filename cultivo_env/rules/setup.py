@@ -39,9 +39,9 @@ from cultivo_env.layout import (
     STATE_LEN,
 )
 from cultivo_env.rules.turn import clear_action
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG
-from gamecore.jit import ijit, jit
-from gamecore.rng import rng_below, rng_seed, rng_shuffle
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.rng import rng_below, rng_seed, rng_shuffle
 
 
 # =============================================================================================

@@ -100,9 +100,9 @@ from cultivo_env.rules.turn import (
     produce_amount,
     refill_line,
 )
-from gamecore.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.kernels import count_decision
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.kernels import count_decision
 
 
 # ---- applying a decision -------------------------------------------------------------------------

@@ -55,8 +55,8 @@ from cultivo_env.rules.payment import (
     pay_feasible,
     stall_score,
 )
-from gamecore.header import H_NPLAYERS
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_NPLAYERS
+from gamecore.kernel.jit import ijit, jit
 
 #: summary of a travel's obligations packed in an int64: 4 bits per colour of passed fields without
 #: another player's worker (bits 0..23), 4 bits per colour of passed fields with one (24..47), canals

@@ -69,8 +69,8 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import equipment_value, pay_context
 from cultivo_env.rules.payment import apply_scales, stall_score
-from gamecore.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
 
 
 # =============================================================================================

@@ -107,9 +107,9 @@ from cultivo_env.rules.accessors import bit, copy_range, goods, pay_context
 from cultivo_env.rules.market import apply_stall_choice, own_stalls, purchase_inits
 from cultivo_env.rules.outcomes import amount_trivial, build_obligations, colour_outcomes, travel_counts
 from cultivo_env.rules.turn import build_cost, can_build, line_empty
-from gamecore.header import H_CURRENT, H_DONE, H_OWNER, H_PHASE, H_TERMINAL
-from gamecore.jit import ijit, jit
-from gamecore.kernels import check_header
+from gamecore.kernel.header import H_CURRENT, H_DONE, H_OWNER, H_PHASE, H_TERMINAL
+from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.kernels import check_header
 
 
 # =============================================================================================

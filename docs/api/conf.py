@@ -5,12 +5,12 @@ Build it (warnings are errors, as in ``tests/test_docs.py``)::
     python -m sphinx -W --keep-going -b html docs/api docs/_build/html
 
 Only autodoc is used: the docstrings are reStructuredText (``:class:`` / ``:func:`` roles, RST
-tables generated at import time by :mod:`gamecore.layout`), except the env modules, whose
+tables generated at import time by :mod:`gamecore.kernel.layout`), except the env modules, whose
 PettingZoo-style Markdown the local ``markdown_docstrings`` extension converts. No docstring uses
 Google or NumPy sections, so napoleon is not needed. Importing the modules compiles no kernel
 (numba compiles on the first call; autodoc reads a kernel's signature and docstring from the
 Python function numba wraps, and never calls it). The game kernel modules (``<game>_env.rules``,
-a module or a package) are not documented one by one: :mod:`gamecore.protocol` documents the
+a module or a package) are not documented one by one: :mod:`gamecore.kernel.protocol` documents the
 interface they implement.
 """
 
@@ -34,7 +34,7 @@ release = "0.1.0"
 
 extensions = ["sphinx.ext.autodoc", "markdown_docstrings"]
 
-# the docs build needs neither Ray nor any RL toolkit: gamecore.rllib imports Ray at the top
+# the docs build needs neither Ray nor any RL toolkit: gamecore.envs.rllib imports Ray at the top
 autodoc_mock_imports = ["ray"]
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
@@ -67,7 +67,7 @@ def _kernel_note(app, what, name, obj, options, lines):  # noqa: ANN001, ANN202
     from numba.core.dispatcher import Dispatcher
 
     if isinstance(obj, Dispatcher):
-        lines[:0] = ["*numba kernel* (:func:`gamecore.jit.jit`): compiled on its first call, then cached.", ""]
+        lines[:0] = ["*numba kernel* (:func:`gamecore.kernel.jit.jit`): compiled on its first call, then cached.", ""]
 
 
 def _third_party_inherited(app, what, name, obj, options, lines):  # noqa: ANN001, ANN202
@@ -98,7 +98,7 @@ def _dataclass_signature(app, what, name, obj, options, signature, return_annota
 
 
 def _skip_modules(app, what, name, obj, skip, options):  # noqa: ANN001, ANN202
-    """Leave out attributes whose value is a module (``GameSpec.kernels``, ``gamecore.jit.numba``):
+    """Leave out attributes whose value is a module (``GameSpec.kernels``, ``gamecore.kernel.jit.numba``):
     their value would show the build machine's file path."""
     return True if isinstance(obj, types.ModuleType) else None
 

@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from gamecore.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES  # noqa: E402
 
 HERE = Path(__file__).parent
 CONFIGS = {"callisto": {"num_players": 3}, "calcada": {"num_players": 3}, "calimala": {"num_players": 3},

@@ -2,7 +2,7 @@
 
 Every ``<game>_env/env.py`` docstring is written in Markdown, as PettingZoo's own environment
 docs are (``# Title``, ``## Section``, pipe tables, ``*`` lists, single-backtick code), and its
-tables are filled in at import time (:func:`gamecore.layout.table_by_count` with
+tables are filled in at import time (:func:`gamecore.kernel.layout.table_by_count` with
 ``markdown=True``). The rest of the package writes reStructuredText. This extension converts that
 small Markdown subset to reStructuredText in ``autodoc-process-docstring``, for those modules and
 for their ``env`` factories (whose ``__doc__`` is the factory's docstring with the module

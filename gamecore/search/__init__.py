@@ -1,0 +1,1 @@
+"""Search and learning: MCTS and PUCT kernels, the agents, the value and AlphaZero nets, models."""
