@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from gamecore.kernel.games import GAMES  # noqa: E402
+from gamecore.kernel.games import GAMES, shipped_runtime_env  # noqa: E402
 from gamecore.tools.cli import DefaultsHelpFormatter  # noqa: E402
 
 #: the default sample timeout: this many seconds per env step an env runner samples per iteration ...
@@ -126,12 +126,8 @@ def start_ray(args: argparse.Namespace) -> bool:
         return False
     # the env runners' output (their warnings included) is printed here, prefixed with the actor
     kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "WARNING"}
-    if args.ship_code:
-        import gamecore
-
-        packages = [Path(gamecore.__file__).parent]
-        packages += [ROOT / pkg for pkg in GAMES.values() if (ROOT / pkg).is_dir()]
-        kwargs["runtime_env"] = {"py_modules": [str(p) for p in packages], "excludes": ["__pycache__"]}
+    if args.ship_code:  # gamecore and every game package, and the games' names for the workers' registry
+        kwargs["runtime_env"] = shipped_runtime_env()
     if args.address:
         ray.init(address=args.address, **kwargs)
     else:

@@ -286,11 +286,9 @@ def test_rllib_ppo_example_stops_with_rllibs_warning_when_sampling_times_out(loc
 _SHIPPED_PROBE = """
 import json, sys
 import ray
-from gamecore.kernel.games import GAMES
+from gamecore.kernel.games import shipped_runtime_env
 root, cache = sys.argv[1], sys.argv[2]
-ray.init(address=sys.argv[3], logging_level="WARNING", runtime_env={
-    "py_modules": [f"{root}/{p}" for p in ("gamecore", *GAMES.values())], "excludes": ["__pycache__"],
-    "env_vars": {"NUMBA_CACHE_DIR": cache}})
+ray.init(address=sys.argv[3], logging_level="WARNING", runtime_env=shipped_runtime_env({"NUMBA_CACHE_DIR": cache}))
 
 @ray.remote
 def sample():

@@ -31,13 +31,14 @@ loads a kernel.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gamecore.kernel.options import short_repr
 
@@ -163,6 +164,23 @@ def games() -> dict[str, str]:
         except (ImportError, ValueError):
             continue
     return out
+
+
+def shipped_runtime_env(env_vars: dict[str, str] | None = None) -> dict[str, Any]:
+    """A Ray ``runtime_env`` that ships gamecore and every game package with a job (``py_modules``,
+    each package's folder as this process imports it) and names the games to the workers, whose
+    copies carry no distribution metadata to find them by (:data:`GAMES_VARIABLE`); ``env_vars``
+    adds variables of the caller's (``NUMBA_CACHE_DIR``, say)."""
+    packages = ["gamecore", *games().values()]
+    folders = []
+    for package in packages:
+        spec = importlib.util.find_spec(package)
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        if not locations:
+            raise ValueError(f"cannot ship package {package!r}: it is not a folder on sys.path")
+        folders.append(locations[0])
+    variables = {GAMES_VARIABLE: ",".join(packages[1:]), **(env_vars or {})}
+    return {"py_modules": folders, "excludes": ["__pycache__"], "env_vars": variables}
 
 
 class _Registry(Mapping[str, str]):

@@ -117,11 +117,15 @@ def project_packages() -> tuple[str, ...]:
 
 
 def _digest_packages() -> tuple[str, ...]:
-    """The game packages whose kernel sources gamecore's digest covers: the installed games, a fixed
-    list per installation, so that the digest of gamecore's factories (which inline every game's
-    kernels) is the same in every process whatever it imports. A factory kernel over a game that is
-    not installed adds that game's digest to its own stamp instead (:func:`_closure_packages`)."""
-    return tuple(dict.fromkeys(_games.installed().values()))
+    """The game packages whose kernel sources gamecore's digest covers: the installed games and those
+    :data:`~gamecore.kernel.games.GAMES_VARIABLE` names (fixed for an installation and an
+    environment: a Ray worker running shipped code, with no installation, names the same four), so
+    that the digest of gamecore's factories (which inline every game's kernels) is the same in
+    every such process whatever it imports. A factory kernel over a game added in the process
+    (:func:`~gamecore.kernel.games.add_game`) adds that game's digest to its own stamp instead
+    (:func:`_closure_packages`)."""
+    named = [p.strip() for p in os.environ.get(_games.GAMES_VARIABLE, "").split(",") if p.strip()]
+    return tuple(dict.fromkeys([*_games.installed().values(), *named]))
 #: gamecore's modules that hold kernels or constants kernels read
 GAMECORE_KERNEL_MODULES = (
     "kernel/jit.py", "kernel/header.py", "kernel/layout.py", "kernel/rng.py", "kernel/kernels.py",
@@ -308,23 +312,35 @@ def _cache_subpath(py_file: str) -> str | None:
 
 
 def _closure_packages(py_func) -> tuple[str, ...]:
-    """The registered game packages outside gamecore's digest (games added in this process, not
-    installed: :func:`_digest_packages`) whose kernels or rules module a gamecore factory's kernel
-    closes over: its cache stamp adds their digests."""
+    """The registered game packages outside gamecore's digest (games added by
+    :func:`gamecore.kernel.games.add_game` in this process: :func:`_digest_packages`) whose kernels
+    or rules module a gamecore factory's kernel closes over, directly or through the other kernels
+    and functions it closes over: its cache stamp adds their digests."""
     found: set[str] = set()
-    for cell in getattr(py_func, "__closure__", None) or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:  # an empty cell
+    covered = set(_digest_packages())
+    seen: set[int] = set()
+    todo = [py_func]
+    while todo:
+        func = todo.pop()
+        if id(func) in seen:
             continue
-        for item in value if isinstance(value, (tuple, list)) else (value,):
-            if isinstance(item, types.ModuleType):
-                module = item.__name__
-            else:
-                module = getattr(getattr(item, "py_func", item), "__module__", None) or ""
-            package = module.partition(".")[0]
-            if package != "gamecore" and _games.registered(package) is not None and package not in _digest_packages():
-                found.add(package)
+        seen.add(id(func))
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            for item in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(item, types.ModuleType):
+                    module = item.__name__
+                else:
+                    inner = getattr(item, "py_func", item)
+                    module = getattr(inner, "__module__", None) or ""
+                    if callable(inner) and getattr(inner, "__closure__", None):
+                        todo.append(inner)
+                package = module.partition(".")[0]
+                if package != "gamecore" and package not in covered and _games.registered(package) is not None:
+                    found.add(package)
     return tuple(sorted(found))
 
 

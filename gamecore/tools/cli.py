@@ -1,5 +1,5 @@
-"""``python -m gamecore`` (or the console script ``tabletop-rl``): arena, play, record, replay and
-the README tables.
+"""``python -m gamecore`` (or the console script ``tabletop-rl``): arena, play, record, replay, the
+README tables and the warm-up.
 
     python -m gamecore arena callisto --players 2 --agents random greedy mcts:200 ppo:runs/x.zip --games 400
     python -m gamecore play calcada --vs mcts:400                 # you are player_0
@@ -22,6 +22,7 @@ import math
 import os
 import re
 import stat
+import sys
 import tempfile
 import textwrap
 import time
@@ -303,6 +304,8 @@ def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
     rp.add_argument("--columns", type=int, default=4, help="strip: frames per row")
     rp.add_argument("--scale", type=float, default=0.5, help="strip: frame scale")
 
+    sub.add_parser("warmup", help="compile the games' kernels ahead of use (python -m gamecore warmup --help)",
+                   add_help=False)
     t = sub.add_parser("tables", help="the README arena tables: random, greedy, mcts, the trained agent, the baseline",
                        **fmt, description="The README arena tables: for every game, an arena at its default seat "
                                           "count between random, greedy, mcts, the shipped baseline and any "
@@ -641,6 +644,11 @@ def _merge_tables(old: str, blocks: list[str], command: str) -> str:
 def main(argv: list[str] | None = None, prog: str = "python -m gamecore") -> Any:
     """Run a command line; a bad argument ends it as argparse does: the usage, one ``error:``
     line on stderr, exit status 2 (no traceback)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["warmup"]:  # its own parser (gamecore.tools.warmup), which a subprocess runs too
+        from gamecore.tools import warmup
+
+        return warmup.main(argv[1:], prog=f"{prog} warmup")
     args = _parser(prog).parse_args(argv)
     try:
         return args.run(args)
@@ -653,6 +661,14 @@ def console() -> None:
     main(prog="tabletop-rl")
 
 
-COMMANDS = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay, "tables": cmd_tables}
+def cmd_warmup(args: argparse.Namespace) -> int:
+    """Only reached through ``main`` with options the warm-up's own parser reads (see :func:`main`)."""
+    from gamecore.tools import warmup
+
+    return warmup.main([])
+
+
+COMMANDS = {"arena": cmd_arena, "play": cmd_play, "record": cmd_record, "replay": cmd_replay, "tables": cmd_tables,
+            "warmup": cmd_warmup}
 
 __all__ = ["main", "console", "UsageError", "DefaultsHelpFormatter"]

@@ -199,11 +199,11 @@ def warm(games: list[str] | None = None, env: dict[str, str] | None = None,
         return dict(zip(names, pool.map(lambda g: warm_one(g, env), names), strict=True))
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m gamecore warmup") -> argparse.ArgumentParser:
     from gamecore.kernel.games import GAMES
 
     p = argparse.ArgumentParser(
-        prog="python -m gamecore warmup",
+        prog=prog,
         description="Compile the games' numba kernels into numba's cache ahead of use (the AEC env, the batched "
                     "path, the search agents), one process per core; a game already cached for these sources "
                     "is skipped.",
@@ -213,13 +213,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m gamecore warmup") -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--here"]:  # the subprocess of warm_one: compile in this process
         for name in args[2:]:
             warm_game(name, tuple(args[1].split(",")))
         return 0
-    parser = _parser()
+    parser = _parser(prog)
     games = parser.parse_args(args).games
     t0 = time.perf_counter()
     try:
