@@ -11,7 +11,7 @@ numba decides whether a cached kernel is stale from the kernel's *own* source fi
 kernel keeps running old rules after a rules module changes. Project kernels are therefore stamped
 with a digest of the **kernel sources** they may inline (:func:`kernel_sources`): a game's kernels
 with gamecore's kernel modules plus that game's ``rules*.py`` / ``layout*.py`` / ``kernels*.py``
-and the modules of its ``rules/`` package (Cultivo's and Calimala's rules are one module per rule area);
+and the modules of its ``rules/`` package (a game whose rules are one module per rule area has one);
 gamecore's kernels (the batched factory serves every game) with the kernel sources of all games.
 The digest is taken over each module's syntax tree with docstrings removed (comments never reach
 the tree), and cache files are named by the function's own normalised source instead of its line
@@ -27,8 +27,8 @@ Where the cache lives
 directory, else ``<tempdir>/tabletop-rl-envs-numba-<uid>``. If none is writable (a read-only
 install with a read-only home and temp dir), kernels compile without caching and one warning says
 so. Under ``NUMBA_CACHE_DIR`` (and the other two) a project kernel's folder is named by its
-package-relative directory and the digest of its package's kernel sources (``callisto_env/<16 hex
-digits>``, ``cultivo_env/rules/<...>``), not by a hash of the sources' absolute path as numba names
+package-relative directory and the digest of its package's kernel sources (``<game>_env/<16 hex
+digits>``, ``<game>_env/rules/<...>``), not by a hash of the sources' absolute path as numba names
 it (each version of the sources has a folder of its own: old versions' folders stay until the
 directory is cleared), and each project package is found where it was imported from, not
 beside ``gamecore``: so a copy of the sources elsewhere -- another install, or the packages Ray
@@ -48,9 +48,9 @@ The first time a process compiles a game's kernels (a cache miss: a fresh instal
 a new numba), one line goes to stderr before numba starts, and more while it goes on, so that no
 one waits in silence (the first line is one line)::
 
-    tabletop-rl-envs: compiling Cultivo kernels, once: ~53 s on an idle 2-core machine (numba; later
+    tabletop-rl-envs: compiling <Game> kernels, once: ~53 s on an idle 2-core machine (numba; later
     runs load them from the cache)
-    tabletop-rl-envs: still compiling Cultivo kernels: 15 s so far, 38 of ~117 kernels
+    tabletop-rl-envs: still compiling <Game> kernels: 15 s so far, 38 of ~117 kernels
 
 One line per game and path, each path compiled on its first use: the game's own kernels, the
 batched ones (and their threaded copy), and each search agent's (MCTS, greedy, PUCT). The
@@ -62,7 +62,7 @@ another (a kernel compiles the kernels it calls) belongs to the outer one's line
 or search path compiles first, and the game's own kernels are not in the cache either, the line
 says so and its estimate adds theirs. Where part of a path is in the cache already (an earlier
 process used another part of it), the line names the kernel that compiles now instead
-("compiling more Cultivo kernels: apply_legal, once; the rest are in the cache").
+("compiling more <Game> kernels: apply_legal, once; the rest are in the cache").
 
 While a path goes on compiling, a progress line follows every 15 s: the seconds spent so far and
 the kernels compiled, out of about how many the path compiles (:func:`compile_figures`;
@@ -117,15 +117,15 @@ def project_packages() -> tuple[str, ...]:
 
 
 def _digest_packages() -> tuple[str, ...]:
-    """The game packages whose kernel sources gamecore's digest covers: the installed games and those
-    :data:`~gamecore.kernel.games.GAMES_VARIABLE` names (fixed for an installation and an
-    environment: a Ray worker running shipped code, with no installation, names the same four), so
-    that the digest of gamecore's factories (which inline every game's kernels) is the same in
-    every such process whatever it imports. A factory kernel over a game added in the process
-    (:func:`~gamecore.kernel.games.add_game`) adds that game's digest to its own stamp instead
-    (:func:`_closure_packages`)."""
-    named = [p.strip() for p in os.environ.get(_games.GAMES_VARIABLE, "").split(",") if p.strip()]
-    return tuple(dict.fromkeys([*_games.installed().values(), *named]))
+    """The game packages whose kernel sources gamecore's digest covers: the installed games, a fixed
+    list per installation, so that the digest of gamecore's factories (which inline every game's
+    kernels) is the same in every process of an installation whatever it imports. A factory kernel
+    over an added game (:data:`~gamecore.kernel.games.GAMES_VARIABLE`,
+    :func:`~gamecore.kernel.games.add_game`) adds that game's digest to its own stamp instead
+    (:func:`_closure_packages`), so adding a game never moves the installed games' cache."""
+    return tuple(dict.fromkeys(_games.installed().values()))
+
+
 #: gamecore's modules that hold kernels or constants kernels read
 GAMECORE_KERNEL_MODULES = (
     "kernel/jit.py", "kernel/header.py", "kernel/layout.py", "kernel/rng.py", "kernel/kernels.py",
@@ -261,7 +261,7 @@ def kernel_digest(package: str | None = None) -> str:
 
 
 def _relative_name(path: Path) -> str:
-    """``callisto_env/rules.py``: a kernel source's path from the folder that holds its package."""
+    """``<game>_env/rules.py``: a kernel source's path from the folder that holds its package."""
     for pkg in project_packages():
         folder = _package_dir(pkg)
         if folder is not None and path.is_relative_to(folder):
@@ -272,7 +272,7 @@ def _relative_name(path: Path) -> str:
 @functools.cache
 def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
     """:func:`kernel_digest` of these (path, mtime, size), once per process: each kernel's cache
-    locator asks for its package's digest when it is decorated (148 times in importing Cultivo), and
+    locator asks for its package's digest when it is decorated (148 times in importing the largest game), and
     each asking hashed the same normalised sources again."""
     h = hashlib.sha256()
     known = len(_load_memo())
@@ -300,7 +300,7 @@ def _project_package(py_file: str) -> str | None:
 def _cache_subpath(py_file: str) -> str | None:
     """Where a project kernel's cache files go under ``NUMBA_CACHE_DIR`` (and the per-user and temp
     directories): its package-relative directory and the first 16 hex digits of its package's
-    :func:`kernel_digest` (``cultivo_env/rules/3f2a...``), the same wherever the sources are (numba
+    :func:`kernel_digest` (``<game>_env/rules/3f2a...``), the same wherever the sources are (numba
     names the folder by a hash of their absolute path), and a folder of its own for every version of
     the kernel sources: two versions sharing a cache directory (two Ray jobs, two checkouts) never
     replace each other's files, so neither can load the other's machine code."""
@@ -312,8 +312,8 @@ def _cache_subpath(py_file: str) -> str | None:
 
 
 def _closure_packages(py_func) -> tuple[str, ...]:
-    """The registered game packages outside gamecore's digest (games added by
-    :func:`gamecore.kernel.games.add_game` in this process: :func:`_digest_packages`) whose kernels
+    """The registered game packages outside gamecore's digest (added games, not installed:
+    :func:`_digest_packages`) whose kernels
     or rules module a gamecore factory's kernel closes over, directly or through the other kernels
     and functions it closes over: its cache stamp adds their digests."""
     found: set[str] = set()
@@ -804,8 +804,8 @@ def _registered(dispatcher):
 #:   inf / nan instead of raising ``ZeroDivisionError`` (Python's floor semantics for negative
 #:   operands are kept). No kernel divides by zero (the denominators are player counts, sizes and
 #:   validated options), so this only drops a zero test and an exception path from every division:
-#:   Cultivo's rollouts +5-10% (its label arithmetic is all ``//`` and ``%``; benchmarks/README.md),
-#:   the other games within noise;
+#:   +5-10% on the rollouts of a game whose label arithmetic is all ``//`` and ``%``
+#:   (benchmarks/README.md), the other games within noise;
 #: * ``no_cfunc_wrapper``: no C-callable wrapper is compiled beside each kernel (numba needs one only
 #:   to pass a kernel as a first-class function value, which no caller here does): 3-5% less cold
 #:   compile. (The CPython wrapper cannot go the same way: a kernel compiled without it crashes the
@@ -818,13 +818,12 @@ pjit = _make({**_KERNEL, "parallel": True})
 #: a kernel inlined (numba IR) into the kernels that call it, so that it is not a compiled function
 #: of its own. numba compiles every kernel a kernel calls as a library of its own, optimises it once
 #: more with all of its callees linked in, and emits its machine code, even where only the caller is
-#: ever run: a thin kernel over a big call tree (a game's plain ``apply_legal``, Cultivo's
-#: ``mask_payment`` or ``start_payment``) costs that tree's optimisation and machine code once more.
+#: ever run: a thin kernel over a big call tree (a game's plain ``apply_legal``, or a mask over a
+#: large search) costs that tree's optimisation and machine code once more.
 #: But an inlined body goes through numba's untyped passes and is typed again at every call site, so
-#: which kernels pay was measured, not read off their size: Cultivo's ``mask_travel`` (46 lines, over
-#: the travel search) paid, while its ``forward_fill``, ``join_steps`` or ``backward_shifted`` (27-96
-#: lines, one call site each, little below them) made the cold compile slower (benchmarks/README.md,
-#: 2026-12-06 (3)).
+#: which kernels pay was measured, not read off their size: in one game a 46-line mask over a search
+#: paid, while helpers of 27-96 lines (one call site each, little below them) made the cold compile
+#: slower (benchmarks/README.md, 2026-12-06 (3)).
 ijit = _make({**_KERNEL, "inline": "always"})
 
 __all__ = ["jit", "pjit", "ijit", "numba", "kernel_digest", "kernel_sources", "CACHE_STAMPED", "compile_figures",

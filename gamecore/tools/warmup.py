@@ -5,7 +5,7 @@ caches the machine code (:mod:`gamecore.kernel.jit`), so every later process loa
 that first call on purpose, for the AEC env, the batched path and the search agents::
 
     python -m gamecore warmup                      # every game, one process per core
-    python -m gamecore warmup cultivo calcada      # some games
+    python -m gamecore warmup GAME GAME ...        # some games, by name
     NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=... python -m gamecore warmup   # a bounds-checked cache
 
 The test suite runs it before its pytest-xdist workers start, so that the workers load every
@@ -136,6 +136,26 @@ def _locked(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def _subprocess_paths(env: dict[str, str]) -> dict[str, str]:
+    """``PYTHONPATH`` and :data:`~gamecore.kernel.games.GAMES_VARIABLE` for a subprocess that must
+    find gamecore and every game this process knows, the ones added here included (their folders
+    ahead of the caller's path)."""
+    from gamecore.kernel.games import GAMES_VARIABLE, added_packages
+    from gamecore.kernel.jit import _package_dir
+
+    added = added_packages()
+    folders = [str(Path(__file__).resolve().parents[2])]
+    for package in added:
+        folder = _package_dir(package)
+        if folder is not None:
+            folders.append(str(folder.parent))
+    named = [p for p in env.get(GAMES_VARIABLE, "").split(",") if p.strip()]
+    out = {"PYTHONPATH": os.pathsep.join(dict.fromkeys([*folders, *filter(None, [env.get("PYTHONPATH")])]))}
+    if added:
+        out[GAMES_VARIABLE] = ",".join(dict.fromkeys([*named, *added]))
+    return out
+
+
 def warm_one(name: str, env: dict[str, str] | None = None, paths: tuple[str, ...] = PATHS) -> float:
     """Compile ``name``'s kernels for ``paths`` in a subprocess with ``env`` (default: this
     process's), unless its stamp says they are cached; returns the seconds spent (0.0: cached)."""
@@ -157,8 +177,7 @@ def warm_one(name: str, env: dict[str, str] | None = None, paths: tuple[str, ...
         if stamp.is_file() and stamp.read_text() == want:
             return 0.0
         t0 = time.perf_counter()
-        root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+        env.update(_subprocess_paths(env))
         proc = subprocess.run([sys.executable, "-m", "gamecore.tools.warmup", "--here", ",".join(paths), name], env=env,
                               capture_output=True, text=True)
         if proc.returncode != 0:
