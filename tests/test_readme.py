@@ -106,11 +106,30 @@ def _commands() -> list[tuple[str, list[str]]]:
 EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
 
+def _install_example_games() -> None:
+    """Add each example game that ships as a distribution of its own (``examples/*/pyproject.toml``)
+    to this process's registry, as installing it would."""
+    import sys
+
+    from gamecore.kernel.games import add_game
+
+    for project in sorted(ROOT.glob("examples/*/pyproject.toml")):
+        declared = tomllib.loads(project.read_text())["project"].get("entry-points", {})
+        for package in declared.get("tabletop_rl_envs.games", {}).values():
+            if str(project.parent) not in sys.path:
+                sys.path.insert(0, str(project.parent))
+            add_game(package)
+
+
 @pytest.mark.parametrize("heading,argv", _commands(), ids=[" ".join(a)[:60] for _, a in _commands()])
 def test_shell_commands_are_valid(heading, argv):
     env = [a for a in argv if re.fullmatch(r"[A-Z_]+=.*", a)]
     argv = argv[len(env):]
-    if argv[:3] == ["pip", "install", "-e"]:
+    if argv[:3] == ["pip", "install", "-e"] and argv[3].startswith("examples/"):
+        # a game in a distribution of its own: it declares its package in the games' entry-point group
+        project = tomllib.loads((ROOT / argv[3] / "pyproject.toml").read_text())["project"]
+        assert project["entry-points"]["tabletop_rl_envs.games"], argv[3]
+    elif argv[:3] == ["pip", "install", "-e"]:
         spec = argv[3]
         extras = re.fullmatch(r"\.(?:\[([a-z,]+)\])?", spec)
         assert extras, spec
@@ -118,6 +137,8 @@ def test_shell_commands_are_valid(heading, argv):
             assert not extra or extra in EXTRAS, f"no extra {extra!r} in pyproject.toml"
     elif argv[:3] == ["python", "-m", "gamecore"]:
         from gamecore.tools.cli import _parser
+
+        _install_example_games()  # as the README's `pip install -e examples/<game>` before it does
 
         _parser().parse_args(argv[3:])  # SystemExit here: the README shows arguments the CLI refuses
     elif argv[:3] == ["python", "-m", "pytest"] and len(argv) > 4:

@@ -28,9 +28,9 @@ game ended by a forfeit (``illegal="lose"``) shows the position as it stood when
 the game over as the env reports it: no decider, every seat done, ``H_TERMINAL`` 1.
 :meth:`gamecore.envs.batched.BatchedGames.global_states` gives the same rows for a batch.
 
-Seats that are out before the game ends (Callisto) are terminated at once, but they are stepped
-with ``None`` (and removed from ``agents``) only when the whole game ends, so that they still
-receive their terminal reward, which can depend on how the others finish.
+Seats that are out before the game ends (in a game that lets a seat drop out) are terminated at
+once, but they are stepped with ``None`` (and removed from ``agents``) only when the whole game
+ends, so that they still receive their terminal reward, which can depend on how the others finish.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from gamecore.kernel.rng import episode_seed, python_seed_to_int
 ILLEGAL_MODES = ("raise", "lose")
 class BaseRawEnv(AECEnv):
     """Generic AEC env; a subclass sets ``game`` (a :class:`~gamecore.kernel.protocol.GameSpec` instance),
-    which also names it in ``metadata`` (``callisto-v1`` -> ``callisto_v1``)."""
+    which also names it in ``metadata`` (``<game>-v1`` -> ``<game>_v1``)."""
 
     game: ClassVar[GameSpec]
     metadata: ClassVar[dict[str, Any]] = {

@@ -11,8 +11,8 @@ Every env path takes the option: the AEC env (``<game>_env.env(...)`` / ``raw_en
     The same entries as float32 in ``[0, 1]``: each entry divided by its documented maximum
     (:meth:`gamecore.kernel.protocol.GameSpec.obs_high_vector`, the ``Range`` column of the env
     docstring's observation table), so one-hot flags stay 0/1 and a count at its maximum is exactly
-    1.0. The space is ``Box(0, 1, float32)``. Raw counts (Calçada's points reach ~80, Cultivo's
-    goods more) saturate the tanh units of SB3's default ``MlpPolicy``; scaled ones do not.
+    1.0. The space is ``Box(0, 1, float32)``. Raw counts (points that reach ~80, stocks of goods
+    higher still) saturate the tanh units of SB3's default ``MlpPolicy``; scaled ones do not.
 
 The scaled value is ``float32(obs) / float32(high)``, correctly rounded (a precomputed float32
 vector of the maxima, one vectorised divide into a preallocated buffer on the batched path;

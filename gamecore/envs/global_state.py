@@ -31,23 +31,23 @@ removed, then a header read from the state's shared header**:
     kept which card) cannot reach the global state either.
 ``H_CURRENT`` (n), ``H_OWNER`` (n), ``H_PHASE`` (one per phase name), ``H_DONE`` (n), ``H_TERMINAL`` (1)
     One-hot ``H_CURRENT`` (all zero once the game is over), one-hot ``H_OWNER``, one-hot
-    ``H_PHASE``, bit p of ``H_DONE`` per seat, and ``H_TERMINAL``: whose turn and which decision
-    is pending, in absolute seats (an observation shows them relative to the observer, and
-    Callisto's shows no decider at all, since only the decider is meant to act on it). A game an
+    ``H_PHASE``, bit p of ``H_DONE`` per seat, and ``H_TERMINAL``: whose turn and which decision is
+    pending, in absolute seats (an observation shows them relative to the observer, and a game's
+    observation may show no decider at all, since only the decider is meant to act on it). A game an
     AEC env ended by a forfeit (``illegal="lose"``) has the header of a game over too (no decider,
     every seat done, ``H_TERMINAL`` 1), though its kernel state never saw the forfeit.
 
-Private blocks: Calimala's ``MY_HAND``, ``MY_DEALT`` and ``MY_KEPT`` (the observer's hand, the
-scoring cards dealt to it and the one it kept); the other games' observations have none (what
-they hide, the order of face-down stacks, no observation shows). Each seat's public hand size and
-publicly known cards stay, in its seat block. Presentation-only facts that no observation holds
-stay out too (Callisto: which tile type covers a cell and in which turn; Calimala: the kept
-scoring cards revealed once the game is over).
+Private blocks: those a game names in ``private_obs_blocks``, the blocks that show the observer's
+own secrets (say, its hand, the scoring cards dealt to it and the one it kept); a game whose
+observations show no secret names none (what it hides, such as the order of face-down stacks, no
+observation shows). Each seat's public hand size and publicly known cards stay, in its seat block.
+Presentation-only facts that no observation holds stay out too (say, which tile type covers a cell
+and in which turn, or the kept scoring cards revealed once the game is over).
 
 The alternative, every seat's observation side by side, holds the same public information n times
-over (a 4-player Callisto state would be 51k entries instead of 12.8k); a per-game public-view
-kernel would be a second definition of what is visible, to be kept in step with the
-observations.
+over (for a game with a large board, a 4-player state would be 51k entries instead of 12.8k); a
+per-game public-view kernel would be a second definition of what is visible, to be kept in step
+with the observations.
 
 Values are the observation's (0 .. ``obs_high``) and 0/1 in the header; ``state_space`` is the
 ``Box`` with exactly those per-entry bounds, dtype int8, shape ``(size,)``.

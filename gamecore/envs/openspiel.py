@@ -4,14 +4,13 @@ Importing this module registers one pyspiel game per library game (it needs ``op
 ``dev`` extra; ``import gamecore`` does not import it)::
 
     import pyspiel
-    import gamecore.envs.openspiel  # noqa: F401  (registers tabletop_callisto ... tabletop_cultivo)
-    game = pyspiel.load_game("tabletop_cultivo", {"players": 3})
-    # or: pyspiel.load_game("tabletop_calimala(players=4,seed=7)")
+    import gamecore.envs.openspiel  # noqa: F401  (registers tabletop_<game> for every game)
+    game = pyspiel.load_game("tabletop_<game>", {"players": 3})
+    # or: pyspiel.load_game("tabletop_<game>(players=4,seed=7)")
 
 Names and parameters
 --------------------
-``tabletop_<game>`` for each name of :data:`gamecore.kernel.games.GAMES` (``tabletop_callisto``,
-``tabletop_calcada``, ``tabletop_calimala``, ``tabletop_cultivo``). Every game takes:
+``tabletop_<game>`` for each name ``<game>`` of :data:`gamecore.kernel.games.GAMES`. Every game takes:
 
 * ``players``: every count the game supports (default: the game's default count, as the envs);
 * ``seed`` (int 0..2**31 - 1, default 0): the game's seed stream. The k-th
@@ -29,11 +28,10 @@ Names and parameters
   SpielError from pyspiel's parameter parser; the game class itself refuses it with a ValueError).
   ``game.new_initial_state(seed=s)`` (Python callers only) starts the game of ``reset(seed=s)``
   for any ``0 <= s < 2**63``;
-* the game's own options whose value is an int, a bool or a str, under the env's keyword:
-  Callisto ``start_player``, ``match``; Calçada ``start_player``, ``board_side``; Calimala
-  ``start_player``, ``action_layout`` (a str: ``"random"`` for the env's ``None``,
-  ``"first_game"`` or 9 action names separated by spaces or ``/``); Cultivo ``start_player``,
-  ``random_villages``, ``max_rounds``.
+* the game's own options whose value is an int, a bool or a str, under the env's keyword
+  (``GameSpec.option_defaults``, with the same defaults); an option whose value pyspiel cannot
+  carry (say, the env's ``None``) takes the strings that ``GameSpec.option_strings`` names for
+  its values (say, ``"random"``). The game's env docstring documents each option.
 
 Rewards are the library's ``rank`` rewards (+1 winner, -1 last, linear in between, ties share the
 average; zero-sum), so ``utility`` is ZERO_SUM and the env's ``reward_mode="score"`` is not offered.
@@ -59,7 +57,7 @@ The mapping
   array, so there are no chance nodes and a cloned state replays the same future (a search that
   must not know it calls ``resample_from_infostate`` first, as ISMCTS does); information
   PERFECT_INFORMATION where the game hides nothing at that player count
-  (``GameSpec.hides_information``: Callisto, Cultivo with 2 players), else IMPERFECT_INFORMATION
+  (``GameSpec.hides_information(n)`` false), else IMPERFECT_INFORMATION
   (the registered type of a game that hides something at some count says IMPERFECT); reward model
   TERMINAL.
 * ``num_distinct_actions`` = ``GameSpec.num_actions``; ``current_player`` = ``state[H_CURRENT]``
@@ -70,7 +68,7 @@ The mapping
   of the public view; ``clone()`` (and ``copy.deepcopy``) copies the state array exactly.
   ``apply_actions`` (simultaneous moves) raises ValueError.
 * Observation tensor: the seat-relative ``observe`` kernel as float32, in the env's observation
-  shape (Callisto's ``(S, S, C)`` planes, a flat vector for the others; one piece named
+  shape (``(S, S, C)`` planes for a game observed as board planes, else a flat vector; one piece named
   ``"observation"`` in ``make_observation(game).dict``). Observation string: the seat's
   ``to_dict`` view as compact JSON (sorted keys). Both show only what that seat may know.
 * Information state string / tensor: the same seat view. It is the seat's whole current view, not
@@ -85,8 +83,8 @@ The mapping
 * ``action_to_string`` names the decider's action in full (as the env's does), so a record of
   every seat's action strings is not a view; ``state.public_action_string(action, viewer)`` gives
   what ``viewer`` learns of it (``GameSpec.public_action_string``).
-* ``history()`` is pyspiel's own list of every action taken, secret ones included (Calimala's kept
-  scoring cards), like any OpenSpiel game's; it is not a view.
+* ``history()`` is pyspiel's own list of every action taken, secret ones included (say, a card
+  kept face down), like any OpenSpiel game's; it is not a view.
 * Serialization: ``state.serialize()`` is one line of JSON, no pickle: the game's pyspiel name,
   the kernels' params, the ``[player, action]`` pairs of the history and the state array's ints.
   ``game.deserialize_state(text)`` reads only that form and gives the same state exactly; it
@@ -109,9 +107,9 @@ The mapping
   ``state.serialize()``. It is pyspiel's C++ (``PyGame::DeserializeState``, which never calls a
   Python ``deserialize_state``): it ``pickle.loads`` the ``__dict__=`` part of any text it is
   given before the game sees anything, and refuses the JSON form with a ``SpielError``.
-* ``max_game_length``: an upper bound on the decisions of one game (one match for Callisto's
-  ``match=True``), derived from the rules (see :func:`max_game_length`); random games play far
-  fewer.
+* ``max_game_length``: an upper bound on the decisions of one game (a whole match for a game
+  whose options make one game a match of several), derived from the rules (see
+  :func:`max_game_length`); random games play far fewer.
 
 What works with OpenSpiel's tools is listed in ``docs/compatibility.md`` (checked by
 ``tests/test_openspiel.py``).

@@ -3,7 +3,7 @@ any env of any game does) registers every game of the registry (:func:`gamecore.
 so that ``pettingzoo.make("aec", "<game>-v1", ...)`` and
 ``gymnasium.make("tabletop-rl-envs/<Game>-v1", ...)`` (the single-agent env of
 :mod:`gamecore.envs.single_agent`) work for all of them; Gymnasium's module prefix does the import,
-``gymnasium.make("gamecore.envs:tabletop-rl-envs/Callisto-v1")``. The entry points are
+``gymnasium.make("gamecore.envs:tabletop-rl-envs/<Game>-v1")``. The entry points are
 ``"module:attr"`` strings: a game's env module (and its kernels) loads only when an env of that game
 is made. A game added later in the process (:func:`gamecore.kernel.games.add_game`) is registered by
 calling :func:`register_all` again."""
@@ -20,7 +20,7 @@ GYMNASIUM_NAMESPACE = "tabletop-rl-envs"
 
 
 def gymnasium_id(env_id: str) -> str:
-    """``"callisto-v1"`` -> ``"tabletop-rl-envs/Callisto-v1"`` (same game, same version)."""
+    """``"mygame-v1"`` -> ``"tabletop-rl-envs/Mygame-v1"`` (same game, same version)."""
     name, _, version = env_id.rpartition("-")
     return f"{GYMNASIUM_NAMESPACE}/{name.capitalize()}-{version}"
 

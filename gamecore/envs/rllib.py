@@ -15,10 +15,10 @@ Turn-based conventions (as RLlib's OpenSpiel and PettingZoo wrappers): each ``re
 returns an observation only for the agent that decides next, so the action dict always holds
 exactly that one agent's action; rewards are terminal only; when the game ends, every agent
 receives its final observation (mask all zero), its reward and ``terminated=True``, and
-``terminateds["__all__"]`` is True. A seat that is out before the end (Callisto) simply stops
-receiving observations until then.
+``terminateds["__all__"]`` is True. A seat that is out before the end (in a game that lets a seat
+drop out) simply stops receiving observations until then.
 
-Build it from an RLlib ``env_config``: ``{"game": "calcada", "num_players": 3, ...}`` -- the game
+Build it from an RLlib ``env_config``: ``{"game": "<game>", "num_players": 3, ...}`` -- the game
 name plus every keyword of the game's ``env()`` (``reward_mode``, ``illegal``, ``obs_encoding``, its
 own options) and ``flatten``. ``obs_encoding="scaled"`` divides each entry by its documented maximum
 (:mod:`gamecore.envs.encoding`), so ``observations`` lie in ``[0, 1]``; the default passes the int8
@@ -26,7 +26,7 @@ counts on as float32 (``[0, 127]``)::
 
     from ray.rllib.algorithms.ppo import PPOConfig
     from gamecore.envs.rllib import RLlibEnv, masked_ppo_config
-    config = masked_ppo_config(PPOConfig(), {"game": "callisto", "num_players": 2})
+    config = masked_ppo_config(PPOConfig(), {"game": "<game>", "num_players": 2})
 
 ``examples/rllib_ppo.py`` trains one shared self-play policy this way, locally or on a cluster.
 """
@@ -60,7 +60,9 @@ class RLlibEnv(MultiAgentEnv):
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
         cfg = dict(config or {})
-        spec = get_game(cfg.pop("game", "callisto"))
+        if "game" not in cfg:
+            raise ValueError("RLlibEnv: env_config must name the game, e.g. {'game': <name>, 'num_players': 2}")
+        spec = get_game(cfg.pop("game"))
         flatten = cfg.pop("flatten", True)
         cfg.setdefault("illegal", "lose")
         check_options(spec, cfg, _OWN_KEYWORDS, "RLlibEnv")

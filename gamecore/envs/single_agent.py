@@ -1,32 +1,33 @@
 """One seat of a game against fixed opponents, as a single-agent ``gymnasium.Env``.
 
 For every game of :data:`gamecore.kernel.games.GAMES` Gymnasium knows ``"tabletop-rl-envs/<Game>-v1"``
-(``Callisto``, ``Calcada``, ...) once any game package is imported::
+(``<Game>``: the game's name with its first letter capitalised) once ``gamecore.envs`` is imported::
 
     import gymnasium as gym
-    import callisto_env  # noqa: F401  (registers every game with PettingZoo and Gymnasium)
+    import gamecore.envs  # noqa: F401  (registers every game with PettingZoo and Gymnasium)
 
-    env = gym.make("tabletop-rl-envs/Callisto-v1", num_players=3, opponent="random")
+    env = gym.make("tabletop-rl-envs/<Game>-v1", num_players=3, opponent="random")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
 
-or without importing first: ``gym.make("callisto_env:tabletop-rl-envs/Callisto-v1")``.
+or without importing first: ``gym.make("gamecore.envs:tabletop-rl-envs/<Game>-v1")``.
 
-Each episode is one game (one match with ``match=True``). The learner plays one seat: fixed
-(``learner_seat=k``) or, with ``learner_seat="rotate"`` (default), seat ``k mod n`` in the k-th
-game after a seeded reset, so one policy learns every seat; ``reset(options={"learner_seat": s})``
-picks the seat of one episode. Every other seat is played inside ``step`` by the ``opponent``:
-``"random"`` (uniform over legal actions, seeded by ``reset(seed=...)``) or any callable
-``(obs, masks) -> actions`` on a batch (here a batch of one: ``obs`` shaped ``(1, *obs_shape)``,
-``masks`` ``(1, A)`` bool) -- the same callables :class:`gamecore.envs.sb3.SelfPlayVecEnv` takes, so a
-frozen copy of the learner (``model.predict`` with ``action_masks``) plays the other seats for
-self-play. The opponent sees its own seat's observation in the learner's format.
+Each episode is one game (a whole match for a game whose options make one game a match of several).
+The learner plays one seat: fixed (``learner_seat=k``) or, with ``learner_seat="rotate"`` (default),
+seat ``k mod n`` in the k-th game after a seeded reset, so one policy learns every seat;
+``reset(options={"learner_seat": s})`` picks the seat of one episode. Every other seat is played
+inside ``step`` by the ``opponent``: ``"random"`` (uniform over legal actions, seeded by
+``reset(seed=...)``) or any callable ``(obs, masks) -> actions`` on a batch (here a batch of one:
+``obs`` shaped ``(1, *obs_shape)``, ``masks`` ``(1, A)`` bool) -- the same callables
+:class:`gamecore.envs.sb3.SelfPlayVecEnv` takes, so a frozen copy of the learner (``model.predict``
+with ``action_masks``) plays the other seats for self-play. The opponent sees its own seat's
+observation in the learner's format.
 
 Spaces: ``observation_space`` is a ``Box`` of int8 in ``[0, 127]`` (``obs_encoding="scaled"``:
 float32 in ``[0, 1]``, each entry divided by its documented maximum, :mod:`gamecore.envs.encoding`):
 flat by default (what ``MlpPolicy`` and SB3's checker want), the game's own shape with
-``flatten=False`` (Callisto's ``(S, S, C)`` planes, for a convolutional policy); ``action_space``
-is ``Discrete(A)``.
+``flatten=False`` (``(S, S, C)`` planes for a game observed as board planes, for a convolutional
+policy); ``action_space`` is ``Discrete(A)``.
 ``action_masks()`` returns the learner's legal actions as a bool array (what ``MaskablePPO``
 calls, also through SB3's ``ActionMasker``); ``info["action_mask"]`` carries the same mask as
 int8 after every ``reset`` and ``step`` (all zeros once the game is over), with
@@ -107,7 +108,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(
         self,
-        game: str | GameSpec = "callisto",
+        game: str | GameSpec,
         num_players: int | None = None,
         learner_seat: int | str = "rotate",
         opponent: Opponent | str = "random",

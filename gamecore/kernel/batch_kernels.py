@@ -5,7 +5,7 @@
 for the rules module ``K``. The first three are thin Python functions over one kernel,
 ``batch_run`` (their ``.kernel``): a kernel links all the game kernels it calls into its own module
 and optimises them again, so one kernel for the three instead of three cut the batched path's cold
-compile by about a third (Cultivo: 36 s of kernels to ~14 s).
+compile by about a third (the largest game: 36 s of kernels to ~14 s).
 :data:`batch_pick_legal`, which serves every game, picks random legal actions. The
 functions close over the *module* (not over its dispatchers): numba hashes a closure's cell
 contents into the cache key, a module pickles by name, so each game's batched kernels are cached
@@ -15,10 +15,10 @@ Every batched kernel is a :class:`Threaded`: one loop over the games, compiled o
 as a plain loop (one thread, the default) or as a ``prange`` loop on numba's threads (a count above
 one). A parallel kernel costs 2-10 s more to compile cold than the plain loop (numba's parfor
 passes, and the game's code optimised once more inside the outlined loop body: the cold batched
-first step went 9.0 -> 6.5 s for Callisto, 23.3 -> 18.2 s for Calimala, 57.8 -> 47.3 s for Cultivo
-without it), so a process on the default thread count never pays for it. Both copies borrow their
-array arguments (``gamecore.kernel.scratch.borrowed``), as numba does for a ``prange`` body: the
-per-game row views count no references, which made the plain loop 5-20% faster.
+first step of the games shipped with the library went from 9.0-57.8 s to 6.5-47.3 s without it), so
+a process on the default thread count never pays for it. Both copies borrow their array arguments
+(``gamecore.kernel.scratch.borrowed``), as numba does for a ``prange`` body: the per-game row views
+count no references, which made the plain loop 5-20% faster.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The registry of games: which games there are, and each one's facts that the machinery needs
 before (or without) importing its kernels.
 
-A game is a package (``callisto_env``) that, first thing in its ``__init__``, calls
+A game is a package (``<game>_env``) that, first thing in its ``__init__``, calls
 :func:`register_package` with its title, its PettingZoo id and its measured compile figures, and
 that exposes ``GAME`` (its :class:`~gamecore.kernel.protocol.GameSpec`), ``env`` and ``raw_env``.
 Everything else -- the CLI, the arena, the warm-up, OpenSpiel, PettingZoo's and Gymnasium's
@@ -61,10 +61,10 @@ COMPILE_PATHS = ("aec", "batched", "threaded", "mcts", "greedy", "puct")
 class GamePackage:
     """What a game package says about itself when it registers (:func:`register_package`)."""
 
-    package: str  #: top-level package name, ``"callisto_env"``
-    name: str  #: the game's name, ``"callisto"`` (its id without the version)
-    title: str  #: as people write it, ``"Callisto"``, ``"Calçada"``
-    env_id: str  #: PettingZoo id, ``"callisto-v1"``: the version goes up whenever what an env returns changes
+    package: str  #: top-level package name, ``"facade_env"``
+    name: str  #: the game's name, ``"facade"`` (its id without the version)
+    title: str  #: as people write it, accents and all, ``"Façade"``
+    env_id: str  #: PettingZoo id, ``"facade-v1"``: the version goes up whenever what an env returns changes
     #: the cold compile of each path (:data:`COMPILE_PATHS`) on an idle 2-core machine, in seconds
     #: (the compile notice's estimate; a path without a figure is announced without one)
     compile_seconds: dict[str, int] = field(default_factory=dict)
@@ -184,7 +184,7 @@ def shipped_runtime_env(env_vars: dict[str, str] | None = None) -> dict[str, Any
 
 
 class _Registry(Mapping[str, str]):
-    """:func:`games` as a read-only mapping, read afresh at each use (``GAMES["callisto"]``,
+    """:func:`games` as a read-only mapping, read afresh at each use (``GAMES["<game>"]``,
     ``sorted(GAMES)``, ``name in GAMES``, ``GAMES.values()``)."""
 
     def __getitem__(self, name: str) -> str:
@@ -205,8 +205,8 @@ GAMES: Mapping[str, str] = _Registry()
 
 
 def game_key(game: str) -> str:
-    """``"Calçada"``, ``"calcada-v1"``, ``"tabletop-rl-envs/Calcada-v1"``, ``"CALCADA"`` ->
-    ``"calcada"``."""
+    """``"Façade"``, ``"facade-v1"``, ``"tabletop-rl-envs/Facade-v1"``, ``"FACADE"`` ->
+    ``"facade"``."""
     return str(game).lower().replace("ç", "c").split("/")[-1].rsplit("-v", 1)[0]
 
 
@@ -233,15 +233,15 @@ def get_game(game: str | GameSpec) -> GameSpec:
 
 def lazy_exports(package: str, exports: dict[str, str]) -> None:
     """Make each name of ``exports`` an attribute of game package ``package`` (its ``__name__``) that
-    is loaded from its module on first use (``{"GAME": "callisto_env.game"}``), so that importing
+    is loaded from its module on first use (``{"GAME": "<game>_env.game"}``), so that importing
     the package, or one of its kernel modules, imports neither the env machinery (gymnasium,
     pettingzoo) nor the game's spec. Called in the package's ``__init__``::
 
-        lazy_exports(__name__, {"env": "callisto_env.env", "GAME": "callisto_env.game"})
+        lazy_exports(__name__, {"env": "<game>_env.env", "GAME": "<game>_env.game"})
 
     The names are properties of the package's module class, so they win over the submodule of the
-    same name that importing sets (``callisto_env.env`` is the function ``env``, as an eager
-    ``from callisto_env.env import env`` in ``__init__`` made it)."""
+    same name that importing sets (``<game>_env.env`` is the function ``env``, as an eager
+    ``from <game>_env.env import env`` in ``__init__`` made it)."""
     module = sys.modules[package]
 
     def export(name: str, source: str) -> property:

@@ -2,10 +2,11 @@
 
 A game is two objects:
 
-* a **kernel module** (``<game>_env.rules``: ``rules.py``, or for Cultivo and Calimala a
-  ``rules/`` package of one module per rule area that re-exports every name) of numba functions on
-  plain arrays, with no gymnasium / pettingzoo imports; the AEC env, the batched path and the
-  benchmarks all call the same functions, so the rules exist exactly once;
+* a **kernel module** (``<game>_env.rules``: ``rules.py``, or for a game with large rules a
+  ``rules/`` package of one module per rule area whose ``__init__`` exports only the functions and
+  constants below) of numba functions on plain arrays, with no gymnasium / pettingzoo imports; the
+  AEC env, the batched path and the benchmarks all call the same functions, so the rules exist
+  exactly once;
 * a :class:`GameSpec` subclass (``<game>_env/game.py``): the Python-side facts about the game
   (options, sizes, action strings, rendering, JSON view) used by the wrappers.
 
@@ -27,8 +28,8 @@ Turns made of several decisions
 A turn is a small state machine kept in the state, never a per-game invention:
 
 * ``H_OWNER`` is the seat whose turn it is; ``H_CURRENT`` is the seat that must decide now. They
-  differ when a rule asks another seat (Calimala: the owners of the lower discs of a stack act
-  in the placing player's turn); the turn owner does not change while they decide.
+  differ when a rule asks another seat (say, the owners of the lower pieces of a stack act in
+  the placing player's turn); the turn owner does not change while they decide.
 * ``H_PHASE`` is the kind of the pending decision (a small game-specific enum, named by
   :attr:`GameSpec.phase_names`); the context that decision needs (a declared number, the fields of
   a travel so far, the actions still pending) lives in named state slots of the game.
@@ -65,13 +66,13 @@ Kernel functions (numba kernels of ``gamecore.kernel.jit``)
 ``apply_legal(state, action, mask) -> int``
     ``apply``, then ``legal_mask`` of the position reached, in one call: what the AEC step, the
     batched step and rollouts call. A game whose ``apply`` already computes the next legal set
-    (the forced-decision checks of Cultivo and Calimala) writes it out instead of computing it
+    (for its forced-decision checks) writes it out instead of computing it
     again and sets the module constant ``APPLY_LEGAL_FUSED = True``; the others take
     ``gamecore.kernel.kernels.plain_apply_legal(module)`` (the two kernels, inlined where it is called: no
     compiled function of its own) and set it False, and the AEC env then calls ``apply`` and
     computes the mask when it is read. ``mask`` is ``num_actions`` long.
 ``scores(state, out)``
-    Final score of every seat in game terms, higher is better (Callisto: minus the penalty). On a
+    Final score of every seat in game terms, higher is better (a game scored by penalties: minus the penalty). On a
     running game: the score each seat would have if the game ended now (what has been scored so
     far plus the end-of-game scoring of the position as it stands); greedy agents
     (:mod:`gamecore.search.agents`) read it after each candidate decision.
@@ -202,17 +203,17 @@ class GameSpec:
 
     @property
     def name(self) -> str:
-        """The game's name, ``"callisto"``: the env id without its version."""
+        """The game's name, ``"facade"``: the env id without its version."""
         return self._registration().name
 
     @property
     def env_id(self) -> str:
-        """The PettingZoo id, ``"callisto-v1"``, as the package registered it."""
+        """The PettingZoo id, ``"facade-v1"``, as the package registered it."""
         return self._registration().env_id
 
     @property
     def display_name(self) -> str:
-        """The game's name as people write it (``"Calçada"``, e.g. in OpenSpiel's long name): the
+        """The game's name as people write it (``"Façade"``, e.g. in OpenSpiel's long name): the
         title its package registered, else the capitalised ``name``."""
         from gamecore.kernel.games import registered
 
@@ -227,7 +228,7 @@ class GameSpec:
 
     def hides_information(self, num_players: int) -> bool:
         """Whether some seat may not see part of the state at this player count (a game may hide
-        nothing at some counts: Cultivo's 2-player game has no face-down stack)."""
+        nothing at some counts: say, its 2-player game has no face-down stack)."""
         return self.hidden_information
 
     @property
@@ -305,7 +306,7 @@ class GameSpec:
         int64 vector of the observation's length (C order), every value in ``0..obs_high``. It
         depends on the player count only, never on other options, so that observations scaled by
         it (``obs_encoding="scaled"``) mean the same under every option. A game whose observation is
-        not one flat block layout (Callisto's planes) overrides this."""
+        not one flat block layout (board planes, say) overrides this."""
         lay = self.obs_layout(params)
         if lay is None:
             raise NotImplementedError(f"{self.name}: no observation layout to read the maxima from")
@@ -313,7 +314,7 @@ class GameSpec:
 
     def obs_layout(self, params: np.ndarray) -> Layout | None:
         """The flat observation's named blocks (covering it exactly), or None for an observation
-        that is not one flat sequence of blocks (Callisto's planes); a game with
+        that is not one flat sequence of blocks (board planes, say); a game with
         ``private_obs_blocks`` must name its blocks."""
         return None
 
@@ -323,7 +324,7 @@ class GameSpec:
         docstring's observation table, which is printed from the same layout. ``obs`` is one
         int8 or scaled observation of this game and player count, or a batch of them (leading
         axes are kept); the views share its memory. A game whose observation is not one flat
-        block layout (Callisto's planes) overrides this."""
+        block layout (board planes, say) overrides this."""
         lay = self.obs_layout(params)
         if lay is None:
             raise NotImplementedError(f"{self.name}: no observation layout to name the entries by")

@@ -2,8 +2,8 @@
 
 A numba array made with ``np.empty`` costs a heap allocation and a free, and every function that
 receives it counts a reference to it on entry and another off on exit, with an atomic instruction
-each time. In a kernel that calls small helpers in a loop with the same scratch vector (Calimala's
-mat vector, checked action by action) the counting and the allocations were nearly 40% of the
+each time. In a kernel that calls small helpers in a loop with the same scratch vector (in one game a
+vector checked action by action) the counting and the allocations were nearly 40% of the
 batched step's time.
 
 ``stack_empty(shape, dtype)`` returns an uninitialised C-contiguous array whose memory lives in the

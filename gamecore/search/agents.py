@@ -21,7 +21,7 @@ Agents, by spec string (:func:`make_agent`)::
     mcts:200                MCTS with 200 simulations per decision (the strength knob);
     mcts:800,c=0.7,widen=0      options: UCT constant, progressive widening (0: off)
     mcts:200,horizon=40,scale=20    rollouts cut after 40 random decisions, valued tanh(margin / 20)
-                            (0: to the end; default: the game's, 0 but in Cultivo: 8 and 20)
+                            (0: to the end; default: the game's, GameSpec.mcts_horizon and mcts_value_scale)
     ppo:runs/x.zip          a MaskablePPO model saved by examples/train.py (deterministic policy)
     ppo:runs/x.zip,sims=200,c=1.25  the model guiding a PUCT search (gamecore.search.puct) of 200 simulations per
                             decision: its policy's logits are the priors, its value head the leaf values
@@ -562,7 +562,7 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
     kind = kind.lower()
     if kind not in AGENT_KINDS:
         raise ValueError(f"unknown agent {short_repr(kind)} in {short_repr(spec)}; agents: {', '.join(AGENT_KINDS)} "
-                         "(e.g. random, greedy, mcts:200, ppo:runs/callisto_maskppo.zip)")
+                         "(e.g. random, greedy, mcts:200, ppo:runs/x.zip)")
     if kind in ("ppo", "az", "vgreedy"):  # the model's path first, then options
         path, _, rest = rest.partition(",")
         if not path.strip():

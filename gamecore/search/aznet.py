@@ -8,8 +8,8 @@ value head ``tanh`` in [-1, 1], the decider's expected rank reward.
 Observation scaling
 -------------------
 :func:`encode_obs` is the one place the int8 observation becomes the float32 network input:
-``sign(x) * log1p(|x|)``, which leaves 0/1 planes near 1 (0.69) and squashes counts (Calçada's go
-to ~80, 4.4) so none saturates the trunk; every game's ``obs_high`` is 127, so no per-game divisor
+``sign(x) * log1p(|x|)``, which leaves 0/1 planes near 1 (0.69) and squashes counts (one of ~80 goes
+to 4.4) so none saturates the trunk; every game's ``obs_high`` is 127, so no per-game divisor
 is known. The checkpoint records the encoding's name (``ENCODING``), so a later encoding (an
 ``obs_encoding="scaled"`` env option, say) can replace this function and still refuse, or convert,
 old checkpoints.

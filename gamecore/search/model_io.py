@@ -96,8 +96,8 @@ __all__ = ["check_torch_archive", "load_maskppo", "maskppo_custom_objects", "rea
 MAX_NPZ_BYTES = 2**31
 #: the most numbers (tensor elements) a network's weights may hold, in a MaskablePPO zip's
 #: ``policy.pth`` or an AlphaZero checkpoint's ``model``: 2**26 (67 million; 256 MiB of float32).
-#: The shipped networks hold 0.1 to 0.7 million; a 1024 x 1024 MaskablePPO network of Callisto,
-#: the largest observation, 12 million. Optimizer states may hold twice as many (Adam's two moments).
+#: The shipped networks hold 0.1 to 0.7 million; a 1024 x 1024 MaskablePPO network on the largest
+#: observation of the shipped games, 12 million. Optimizer states may hold twice as many (Adam's two moments).
 MAX_PARAMETERS = 2**26
 #: the widest hidden layer a saved network may declare (``net_arch``, ``hidden``): 2**16
 MAX_WIDTH = 2**16
@@ -106,7 +106,7 @@ MAX_LAYERS = 64
 #: the largest MaskablePPO zip :func:`load_maskppo` reads (a file beyond it is refused unread)
 MAX_MODEL_BYTES = 2**31
 #: the largest uncompressed ``data`` entry of a MaskablePPO zip (the shipped ones: 6 to 11 KB; an SB3
-#: save whose pickled last observation holds a few hundred float32 Callisto observations: a few MB)
+#: save whose pickled last observation holds a few hundred float32 observations of the largest game: a few MB)
 MAX_DATA_BYTES = 16 * 2**20
 #: the largest uncompressed ``.pth`` entry of a MaskablePPO zip (:data:`MAX_PARAMETERS` float32
 #: numbers take 256 MiB; their Adam state twice that)

@@ -41,7 +41,7 @@ MAX_MAGNITUDE = 1e6
 
 #: the most numbers :meth:`ValueNet.load` reads from a model file: 2**24 (16.8 million; 128 MiB as
 #: the float64 the search uses). The shipped models hold 56 thousand; a 4096-wide hidden layer on
-#: Callisto's 3,300 inputs, the largest, 13.5 million.
+#: the largest observation of the shipped games (3,300 inputs), 13.5 million.
 MAX_VALUE_ELEMENTS = 2**24
 #: the most uncompressed bytes :meth:`ValueNet.load` reads from a model file (float64 arrays of
 #: :data:`MAX_VALUE_ELEMENTS` numbers and the meta)

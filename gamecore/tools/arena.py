@@ -1,6 +1,6 @@
 """Seat-rotated games between agents, a table per agent and a rating across them.
 
-``python -m gamecore arena callisto --players 2 --agents random greedy mcts:200 --games 400``
+``python -m gamecore arena GAME --players 2 --agents random greedy mcts:200 --games 400``
 
 Schedule
 --------

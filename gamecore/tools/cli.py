@@ -1,15 +1,15 @@
 """``python -m gamecore`` (or the console script ``tabletop-rl``): arena, play, record, replay, the
 README tables and the warm-up.
 
-    python -m gamecore arena callisto --players 2 --agents random greedy mcts:200 ppo:runs/x.zip --games 400
-    python -m gamecore play calcada --vs mcts:400                 # you are player_0
-    python -m gamecore play callisto --players 3 --human 0 2 --vs greedy
-    python -m gamecore record calcada --agents mcts:200 greedy --seed 3 --out game.json
+    python -m gamecore arena GAME --players 2 --agents random greedy mcts:200 ppo:runs/x.zip --games 400
+    python -m gamecore play GAME --vs mcts:400                    # you are player_0
+    python -m gamecore play GAME --players 3 --human 0 2 --vs greedy
+    python -m gamecore record GAME --agents mcts:200 greedy --seed 3 --out game.json
     python -m gamecore replay game.json --out game.gif            # or game.png: a strip of frames
     python -m gamecore tables --games 96 --readme README.md       # the arena tables of the README
 
-Agent specs are those of :func:`gamecore.search.agents.make_agent`; every game in
-``gamecore.kernel.games.GAMES`` is accepted by name. ``--help`` is plain text: a description, the
+Agent specs are those of :func:`gamecore.search.agents.make_agent`; ``GAME`` is the name of any
+game in ``gamecore.kernel.games.GAMES``. ``--help`` is plain text: a description, the
 examples above, every agent kind of :data:`gamecore.search.agents.AGENT_KINDS`, and each option's
 default shown once (:class:`DefaultsHelpFormatter`, which the example scripts use too).
 """
@@ -239,8 +239,9 @@ def _threads(k: int) -> None:
 def _parser(prog: str = "python -m gamecore") -> argparse.ArgumentParser:
     examples = textwrap.indent(textwrap.dedent(__doc__.split("\n\n")[1]), "  ").replace("python -m gamecore", prog)
     agents = _agent_forms()
-    epilog = (f"examples:\n{examples}\n\nagents: {agents}\n  (N: simulations per decision; PATH: a saved model; "
-              "options after a comma,\n  e.g. mcts:200,c=0.7 or baseline:sims=200)")
+    epilog = (f"examples:\n{examples}\n  (GAME: {', '.join(sorted(GAMES))})\n\n"
+              f"agents: {agents}\n  (N: simulations per decision; PATH: a saved model; options after a comma,"
+              "\n  e.g. mcts:200,c=0.7 or baseline:sims=200)")
     p = argparse.ArgumentParser(prog=prog, description=DESCRIPTION, epilog=epilog, formatter_class=_CommandsFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     games = sorted(GAMES)

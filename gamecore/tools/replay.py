@@ -3,8 +3,8 @@
 A record is what it takes to replay a game exactly: the game, its options, the seed of
 ``reset`` and the decisions in game notation::
 
-    {"game": "calcada", "options": {"num_players": 2, "start_player": 0, "board_side": "A"},
-     "seed": 7, "actions": ["declare blue on space 2 (number 4)", "take slot 1 (blue kiosk) to r3c4", ...],
+    {"game": "<game>", "options": {"num_players": 2, "start_player": 0, ...},
+     "seed": 7, "actions": ["<the first action's string>", "<the second's>", ...],
      "seats": {"0": "human", "1": "mcts:400"},
      "result": {"scores": [31, 25], "ranks": [1, 2], "winners": [0], "rank_rewards": [1.0, -1.0]}}
 
@@ -38,7 +38,7 @@ from gamecore.kernel.rng import check_seed
 FORMAT = "tabletop-rl-envs game record v1"
 MAX_GIF_MS = 655350  # a GIF frame lasts at most 65535 hundredths of a second
 MAX_SHEET_PIXELS = 2**27  # a PNG strip of at most ~134 million pixels (~400 MB while drawn)
-#: largest record file read (16 MiB): a long Cultivo game's record is a few hundred KiB, and no
+#: largest record file read (16 MiB): a long game's record is a few hundred KiB, and no
 #: more than this is ever read (a wrong file, /dev/zero, must not fill the memory)
 MAX_RECORD_BYTES = 2**24
 
