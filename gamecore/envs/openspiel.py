@@ -131,8 +131,8 @@ from gamecore.kernel.protocol import H_CURRENT, H_DECISIONS, H_NPLAYERS, H_TERMI
 from gamecore.kernel.rewards import rank_rewards
 from gamecore.kernel.rng import episode_seed, python_seed_to_int
 
-#: pyspiel short name of each library game
-SHORT_NAMES = {name: f"tabletop_{name}" for name in GAMES}
+#: pyspiel short name of each registered game (:func:`register_all`)
+SHORT_NAMES: dict[str, str] = {}
 
 
 
@@ -760,7 +760,8 @@ GAME_CLASSES: dict[str, type[TabletopGame]] = {}
 
 def _register(name: str) -> None:
     spec = get_game(name)
-    title = name.capitalize()
+    SHORT_NAMES[name] = f"tabletop_{name}"
+    title = "".join(part.capitalize() for part in name.split("_"))
     state_cls = type(f"Tabletop{title}State", (TabletopState,), {"spec": spec, "__module__": __name__})
     cls = type(f"Tabletop{title}Game", (TabletopGame,),
                {"spec": spec, "state_class": state_cls, "__module__": __name__})
@@ -770,8 +771,15 @@ def _register(name: str) -> None:
         pyspiel.register_game(_registered_type(spec), cls)
 
 
-for _name in GAMES:
-    _register(_name)
+def register_all() -> None:
+    """Register every game of the registry with pyspiel (idempotent): done on import; call it again
+    after adding a game to the process (:func:`gamecore.kernel.games.add_game`)."""
+    for name in GAMES:
+        if name not in GAME_CLASSES:
+            _register(name)
+
+
+register_all()
 
 __all__ = ["GAME_CLASSES", "MAX_PARAM_SEED", "SERIALIZE_FORMAT", "SHORT_NAMES", "IllegalActionError", "SeatObserver",
-           "TabletopGame", "TabletopState", "max_game_length"]
+           "TabletopGame", "TabletopState", "max_game_length", "register_all"]

@@ -15,7 +15,7 @@ Where games come from, in this order:
   its own declares its one the same way and appears everywhere with no edit here::
 
       [project.entry-points."tabletop_rl_envs.games"]
-      connect_four = "connect_four_env"
+      my_game = "my_game_env"
 
 * **added** games: the packages named in the environment variable :data:`GAMES_VARIABLE`
   (comma-separated, importable from ``sys.path``), and those passed to :func:`add_game` in this

@@ -520,6 +520,8 @@ def _kernel_origin(dispatcher) -> tuple[str, str] | None:
 
 def _gamecore_path(module: str, func, dispatcher) -> str:
     """The path of a gamecore factory's kernel (see :data:`gamecore.kernel.games.COMPILE_PATHS`)."""
+    if module == "gamecore.kernel.kernels":  # a game's plain apply_legal: what stepping one game calls
+        return "aec"
     if module == "gamecore.search.puct":
         return "puct"
     if module == "gamecore.search.value_net":
