@@ -1,4 +1,4 @@
-"""Registration with PettingZoo's and Gymnasium's registries: importing :mod:`gamecore.envs` (which
+"""Registration with PettingZoo's and Gymnasium's registries: importing ``gamecore.envs`` (which
 any env of any game does) registers every game of the registry (:func:`gamecore.kernel.games.games`),
 so that ``pettingzoo.make("aec", "<game>-v1", ...)`` and
 ``gymnasium.make("tabletop-rl-envs/<Game>-v1", ...)`` (the single-agent env of

@@ -28,8 +28,6 @@ Importing a game package is cheap (its ``__init__`` registers and loads nothing 
 loads a kernel.
 """
 
-from __future__ import annotations
-
 import importlib
 import importlib.util
 import os
@@ -220,7 +218,7 @@ def game_package(game: str) -> GamePackage:
     return _load(known[key])
 
 
-def get_game(game: str | GameSpec) -> GameSpec:
+def get_game(game: "str | GameSpec") -> "GameSpec":
     """The :class:`~gamecore.kernel.protocol.GameSpec` of a game named ``game`` (or ``game`` itself)."""
     from gamecore.kernel.protocol import GameSpec
 

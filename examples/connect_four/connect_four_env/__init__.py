@@ -14,9 +14,10 @@ lazy_exports(__name__, {
     "raw_env": "connect_four_env.env",
     "GAME": "connect_four_env.game",
     "state_from_ascii": "connect_four_env.game",
+    "legal_strings": "connect_four_env.game",
 })
-__all__ = ["env", "raw_env", "GAME", "state_from_ascii"]
+__all__ = ["env", "raw_env", "GAME", "state_from_ascii", "legal_strings"]
 
 if TYPE_CHECKING:  # what the names are, for type checkers
     from connect_four_env.env import env, raw_env
-    from connect_four_env.game import GAME, state_from_ascii
+    from connect_four_env.game import GAME, legal_strings, state_from_ascii
