@@ -85,7 +85,8 @@ def test_each_search_agent_and_thread_count_is_a_path_of_its_own():
     from gamecore.search import mcts, puct
 
     batch_kernels.build(K)
-    mcts.build(K)
+    mcts.build_greedy(K)
+    mcts.build_mcts(K)
     puct.build(K)
     paths = {o[1] for o in map(origin, list(jit._DISPATCHERS)) if o is not None and o[0] == "callisto_env"}
     assert paths == set(jit.compile_figures("callisto_env")[0])

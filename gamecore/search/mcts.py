@@ -1,14 +1,16 @@
 """Search kernels of the baseline agents: a greedy turn lookahead and Monte Carlo tree search.
 
-``build(K)`` returns ``(batch_greedy, batch_mcts)`` for the rules module ``K``; like
-:mod:`gamecore.kernel.batch_kernels`, the functions close over the *module* only, so numba caches them
-across processes. Both take a batch of states (one search per row; :func:`greedy_actions` and
-:func:`mcts_actions` run blocks of rows on threads, the kernels releasing the GIL, so no parallel
-kernel is compiled) and never touch the states they are given: every search works on copies, and
-each copy is first passed through ``K.resample(copy, seat, seed)``, so what the searching seat
-cannot see (hands, the order of face-down stacks, the generator) is redealt before any lookahead.
-By the kernel contract the redeal depends only on what the seat can see and on the seed, so two
-states the seat cannot tell apart give the same search, decision for decision.
+:func:`build_greedy` and :func:`build_mcts` return ``batch_greedy`` and ``batch_mcts`` for the rules
+module ``K``; like :mod:`gamecore.kernel.batch_kernels`, the kernels close over the *module* only,
+so numba caches them across processes (their helpers that call the game's kernels, such as
+:func:`rollout_value`, take the module as an argument and are inlined into them). Both take a batch
+of states (one search per row; :func:`greedy_actions` and :func:`mcts_actions` run blocks of rows on
+threads, the kernels releasing the GIL, so no parallel kernel is compiled) and never touch the
+states they are given: every search works on copies, and each copy is first passed through
+``K.resample(copy, seat, seed)``, so what the searching seat cannot see (hands, the order of
+face-down stacks, the generator) is redealt before any lookahead. By the kernel contract the redeal
+depends only on what the seat can see and on the seed, so two states the seat cannot tell apart give
+the same search, decision for decision.
 
 Position value (both searches, from seat ``me``'s side)
 -------------------------------------------------------
@@ -22,9 +24,9 @@ Each legal decision is scored by the best value ``me`` can reach before another 
 the search follows ``me``'s own further decisions while ``H_CURRENT`` is still ``me``, up to
 ``depth`` decisions in all; a position where another seat decides (the turn has passed, or a rule
 asks another seat inside the turn), the game has ended, or the depth is used up is valued as it
-stands. So a single-decision turn (Callisto) is plain one-ply lookahead (plus the turns that
-follow at once when every other seat is out), and in a turn of several decisions (Calçada: bonus
-moves, declare, swaps, place) a declare is worth the best placement it allows. After ``node_cap``
+stands. So a single-decision turn is plain one-ply lookahead (plus the turns that follow at once
+when every other seat is out), and in a turn of several decisions (say, bonus moves, a declare,
+swaps and a placement) a declare is worth the best placement it allows. After ``node_cap``
 applied decisions every further position is valued as it stands (earlier root decisions are then
 searched deeper than later ones). Ties among the best root decisions are broken uniformly at
 random from ``seed``. With ``samples`` > 1 the values are averaged over that many resamples (what
@@ -43,18 +45,18 @@ simulation): at the root in the order of the decisions' one-step value (the gree
 value right after the decision, ties in random order), elsewhere uniformly at random. Otherwise
 the child maximising ``mean + c * sqrt(ln(N_parent) / N_child)`` among the decisions legal in
 this simulation is followed. The widening and the ordered root let a budget far smaller than the
-branching factor (Callisto offers hundreds of placements) still compare the promising decisions
+branching factor (hundreds of placements, in a game that offers them) still compare the promising decisions
 with many rollouts each. The decision played is the root child visited most (ties: the higher
 mean for the root's decider, then the lower index); the visit counts come back per action.
 
-Rollout horizon. A game whose random rollouts are long and costly (Cultivo: a whole game of
+Rollout horizon. A game whose random rollouts are long and costly (say, a whole game of
 payment searches per simulation) may stop each rollout after ``horizon`` random decisions (the
 tree's own decisions are not counted): the position reached is valued per seat by
 ``tanh(margin / scale)``, the margin being that seat's score minus the best other score as the
 scores stand, so the values stay inside the rank rewards' [-1, 1]; ``scale`` 0 values it by the
 rank rewards of the scores as they stand instead. A rollout that ends the game within the horizon
-gets the rank rewards as always. ``horizon`` 0 (every game's default but Cultivo's: see
-``GameSpec.mcts_horizon`` / ``mcts_value_scale``) plays every rollout to the end.
+gets the rank rewards as always. ``horizon`` 0 (the default of a game whose rollouts are cheap:
+see ``GameSpec.mcts_horizon`` / ``mcts_value_scale``) plays every rollout to the end.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ import numba
 import numpy as np
 
 from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_TERMINAL
-from gamecore.kernel.jit import jit
+from gamecore.kernel.jit import ijit, jit
 from gamecore.kernel.options import short_repr
 from gamecore.kernel.protocol import GameSpec
 from gamecore.kernel.rewards import rank_rewards
@@ -97,7 +99,8 @@ MAX_SAMPLES = 1_000
 #: 20,000): about a minute of lookahead per decision at most, not days
 MAX_GREEDY_NODES = 100_000_000
 
-_BUILT: dict[str, tuple] = {}
+_GREEDY: dict[str, Any] = {}
+_MCTS: dict[str, Any] = {}
 
 
 @jit
@@ -181,10 +184,164 @@ def mlp_value(x: np.ndarray, w1t: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2
     return v
 
 
-def build(K: ModuleType) -> tuple:
-    """(batch_greedy, batch_mcts) for the rules module ``K`` (built once per module)."""
-    if K.__name__ in _BUILT:
-        return _BUILT[K.__name__]
+@ijit
+def rollout_value(K, state: np.ndarray, mask: np.ndarray, count: int, rng: np.ndarray, row: int, horizon: int,
+                  scale: float, n: int, sc: np.ndarray, keys: np.ndarray, out: np.ndarray) -> None:
+    """Play ``state`` on by uniformly random legal decisions (``mask``: its legal mask, ``count``
+    legal; the generator ``rng[row]``), to the end or for ``horizon`` decisions (0: to the end),
+    and write the value of the position reached per seat into ``out``: the rank rewards, or on a
+    game cut short with ``scale`` > 0, ``tanh(margin / scale)`` (:func:`margin_values`). The
+    rollout of MCTS and of PUCT's mixed leaf value.
+
+    ``K`` is the rules module the calling kernel closes over (numba passes a module as a compile-time
+    constant). Inlined (``ijit``): it compiles and is cached as part of that kernel, under that
+    kernel's stamp; a kernel of its own would be cached with a signature naming the module, under
+    gamecore's stamp alone, so a game added at run time could load it stale."""
+    steps = 0
+    while state[H_TERMINAL] == 0 and (horizon == 0 or steps < horizon):
+        count = K.apply_legal(state, rng_pick_legal(mask, count, rng, row), mask)
+        steps += 1
+    if state[H_TERMINAL] == 0 and scale > 0.0:
+        K.scores(state, sc)
+        margin_values(sc, n, scale, out)
+    else:
+        K.rank_keys(state, keys)
+        rank_rewards(keys, n, out)
+
+
+@ijit
+def _root_order(K, root: np.ndarray, sim: np.ndarray, mask: np.ndarray, n: int, sc: np.ndarray,
+                keys: np.ndarray, reward: np.ndarray, rng: np.ndarray) -> np.ndarray:
+    """The root's legal decisions, best first by their one-step value for the root's decider (the
+    position value right after the decision; ties in random order). ``sim``: scratch."""
+    count = K.legal_mask(root, mask)
+    prior = np.full(mask.shape[0], -math.inf)
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            sim[:] = root
+            K.apply(sim, a)
+            K.scores(sim, sc)
+            prior[a] = margin(sc, n, root[H_CURRENT])
+            if sim[H_TERMINAL] != 0:
+                K.rank_keys(sim, keys)
+                rank_rewards(keys, n, reward)
+                prior[a] += WIN_WEIGHT * reward[root[H_CURRENT]]
+            prior[a] += 1e-6 * (rng_below(rng, 0, 1 << 20) / (1 << 20))
+    return np.argsort(-prior)[:count]
+
+
+@ijit
+def _mark_children(first: int, node_next: np.ndarray, node_action: np.ndarray, mask: np.ndarray,
+                   stamp: np.ndarray, child_of: np.ndarray, tick: int) -> int:
+    """Stamp the decisions legal now (``mask``) that have a child in the list from ``first``
+    (``stamp[a] = tick``, ``child_of[a]`` = the child); returns how many have one."""
+    tried = 0
+    ch = first
+    while ch >= 0:
+        a = node_action[ch]
+        if mask[a] != 0:
+            stamp[a] = tick
+            child_of[a] = ch
+            tried += 1
+        ch = node_next[ch]
+    return tried
+
+
+@ijit
+def _expand_pick(mask: np.ndarray, stamp: np.ndarray, tick: int, root_order: np.ndarray, at_root: bool,
+                 untried: int, rng: np.ndarray) -> int:
+    """The legal decision to expand (one without a child, ``stamp[a] != tick``): at the root the
+    first in ``root_order``, elsewhere (or if none is left there) one of the ``untried`` uniformly."""
+    if at_root:
+        for j in range(root_order.shape[0]):
+            a = root_order[j]
+            if mask[a] != 0 and stamp[a] != tick:
+                return a
+    k = rng_below(rng, 0, untried)
+    for a in range(mask.shape[0]):
+        if mask[a] != 0 and stamp[a] != tick:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@ijit
+def _uct_child(mask: np.ndarray, stamp: np.ndarray, tick: int, child_of: np.ndarray, node_n: np.ndarray,
+               node_w: np.ndarray, parent_n: int, decider: int, c_uct: float) -> int:
+    """The child maximising ``mean + c * sqrt(ln(N_parent) / N_child)`` for ``decider`` among the
+    decisions legal now that have one (a legal child even if no score compares)."""
+    log_n = math.log(parent_n + 1.0)
+    best = -math.inf
+    best_child = -1
+    for a in range(mask.shape[0]):
+        if mask[a] != 0 and stamp[a] == tick:
+            ch = child_of[a]
+            nc = node_n[ch]
+            u = node_w[ch, decider] / nc + c_uct * math.sqrt(log_n / nc)
+            if best_child < 0 or u > best:
+                best = u
+                best_child = ch
+    return best_child
+
+
+@ijit
+def _backup(node: int, node_parent: np.ndarray, node_n: np.ndarray, node_w: np.ndarray, reward: np.ndarray,
+            n: int) -> None:
+    """Add one visit and ``reward`` to ``node`` and every node above it."""
+    while node >= 0:
+        node_n[node] += 1
+        for q in range(n):
+            node_w[node, q] += reward[q]
+        node = node_parent[node]
+
+
+@ijit
+def _most_visited(node_first: np.ndarray, node_next: np.ndarray, node_action: np.ndarray, node_n: np.ndarray,
+                  node_w: np.ndarray, decider: int, visits: np.ndarray) -> int:
+    """The root child visited most (ties: the higher mean for ``decider``, then the lower action),
+    -1 if the root has none; ``visits[a]`` gets each root child's visit count (0 elsewhere)."""
+    for a in range(visits.shape[0]):
+        visits[a] = 0
+    best_a = -1
+    best_n = -1
+    best_q = -math.inf
+    ch = node_first[0]
+    while ch >= 0:
+        a = node_action[ch]
+        visits[a] = node_n[ch]
+        q = node_w[ch, decider] / max(node_n[ch], 1)
+        if node_n[ch] > best_n or (node_n[ch] == best_n and (q > best_q or (q == best_q and a < best_a))):
+            best_n = node_n[ch]
+            best_q = q
+            best_a = a
+        ch = node_next[ch]
+    return best_a
+
+
+@ijit
+def _next_legal(mk: np.ndarray, lv: int, start: int) -> int:
+    """The first legal decision ``>= start`` of the mask ``mk[lv]`` (-1 if none)."""
+    for a in range(start, mk.shape[1]):
+        if mk[lv, a] != 0:
+            return a
+    return -1
+
+
+@ijit
+def _keep_value(values: np.ndarray, i: int, best: np.ndarray, lv: int, a: int, v: float) -> None:
+    """A greedy lookahead's value ``v`` of decision ``a`` at level ``lv``: the root decision's value
+    (``values[i, a]``) at level 0, else the level's best so far if higher."""
+    if lv == 0:
+        values[i, a] = v
+    elif v > best[lv]:
+        best[lv] = v
+
+
+def build_greedy(K: ModuleType):
+    """``batch_greedy`` for the rules module ``K`` (built once per module)."""
+    if K.__name__ in _GREEDY:
+        return _GREEDY[K.__name__]
 
     @jit
     def batch_greedy(states, seats, depth, node_cap, samples, seeds, net, masks, values, actions):
@@ -224,20 +381,12 @@ def build(K: ModuleType) -> tuple:
                 nodes = 0
                 lv = 0
                 while True:
-                    a = -1
-                    for b in range(cursor[lv], A):
-                        if mk[lv, b] != 0:
-                            a = b
-                            break
+                    a = _next_legal(mk, lv, cursor[lv])
                     if a < 0:  # level exhausted: its best value goes to the decision that led here
                         if lv == 0:
                             break
-                        v = best[lv]
                         lv -= 1
-                        if lv == 0:
-                            values[i, act[0]] = v
-                        elif v > best[lv]:
-                            best[lv] = v
+                        _keep_value(values, i, best, lv, act[0], best[lv + 1])
                         continue
                     cursor[lv] = a + 1
                     act[lv] = a
@@ -256,10 +405,7 @@ def build(K: ModuleType) -> tuple:
                         elif net is not None:
                             K.observe(nxt, me, ob)
                             v += net[5] * mlp_value(ob, net[0], net[1], net[2], net[3], hidden)
-                        if lv == 0:
-                            values[i, a] = v
-                        elif v > best[lv]:
-                            best[lv] = v
+                        _keep_value(values, i, best, lv, a, v)
                     else:
                         lv += 1
                         K.legal_mask(st[lv], mk[lv])
@@ -272,6 +418,15 @@ def build(K: ModuleType) -> tuple:
             for a in range(A):
                 values[i, a] = total[a] / samples if mk[0, a] != 0 else -math.inf
             actions[i] = pick_best(values[i], mk[0], rng)
+
+    _GREEDY[K.__name__] = batch_greedy
+    return batch_greedy
+
+
+def build_mcts(K: ModuleType):
+    """``batch_mcts`` for the rules module ``K`` (built once per module)."""
+    if K.__name__ in _MCTS:
+        return _MCTS[K.__name__]
 
     @jit
     def batch_mcts(states, seats, budget, c_uct, widen, horizon, scale, seeds, determinize, visits, actions):
@@ -304,64 +459,26 @@ def build(K: ModuleType) -> tuple:
             reward = np.zeros(n)
             rng = np.zeros(1, dtype=np.int64)
             rng_seed(rng, 0, seeds[i])
-            # the root's decisions in order of their one-step value (ties in random order)
             sc = np.zeros(n)
-            prior = np.full(A, -math.inf)
-            sim[:] = states[i]
+            root = states[i].copy()
             if determinize:
-                K.resample(sim, me, episode_seed(seeds[i], -1))
-            root = sim.copy()
-            count = K.legal_mask(root, mask)
-            for a in range(A):
-                if mask[a] != 0:
-                    sim[:] = root
-                    K.apply(sim, a)
-                    K.scores(sim, sc)
-                    prior[a] = margin(sc, n, root[H_CURRENT])
-                    if sim[H_TERMINAL] != 0:
-                        K.rank_keys(sim, keys)
-                        rank_rewards(keys, n, reward)
-                        prior[a] += WIN_WEIGHT * reward[root[H_CURRENT]]
-                    prior[a] += 1e-6 * (rng_below(rng, 0, 1 << 20) / (1 << 20))
-            root_order = np.argsort(-prior)[:count]
+                K.resample(root, me, episode_seed(seeds[i], -1))
+            root_order = _root_order(K, root, sim, mask, n, sc, keys, reward, rng)
             tick = 0
             for it in range(budget):
                 sim[:] = states[i]
                 if determinize:
                     K.resample(sim, me, episode_seed(seeds[i], it))
                 node = 0
-                while sim[H_TERMINAL] == 0:
+                while sim[H_TERMINAL] == 0:  # down the tree, until a decision is expanded or no room is left
                     count = K.legal_mask(sim, mask)
                     tick += 1
-                    ch = node_first[node]
-                    tried = 0
-                    while ch >= 0:
-                        a = node_action[ch]
-                        if mask[a] != 0:
-                            stamp[a] = tick
-                            child_of[a] = ch
-                            tried += 1
-                        ch = node_next[ch]
-                    decider = sim[H_CURRENT]
+                    tried = _mark_children(node_first[node], node_next, node_action, mask, stamp, child_of, tick)
                     room = used < cap and tried < count
                     if room and widen > 0.0:
                         room = tried < math.ceil(widen * math.sqrt(node_n[node] + 1.0))
                     if room:
-                        pick = -1
-                        if node == 0:
-                            for j in range(root_order.shape[0]):
-                                a = root_order[j]
-                                if mask[a] != 0 and stamp[a] != tick:
-                                    pick = a
-                                    break
-                        if pick < 0:
-                            k = rng_below(rng, 0, count - tried)
-                            for a in range(A):
-                                if mask[a] != 0 and stamp[a] != tick:
-                                    if k == 0:
-                                        pick = a
-                                        break
-                                    k -= 1
+                        pick = _expand_pick(mask, stamp, tick, root_order, node == 0, count - tried, rng)
                         child = used
                         used += 1
                         node_action[child] = pick
@@ -373,58 +490,20 @@ def build(K: ModuleType) -> tuple:
                         break
                     if tried == 0:  # no room left in the tree: roll out from here
                         break
-                    log_n = math.log(node_n[node] + 1.0)
-                    best = -math.inf
-                    best_child = -1
-                    for a in range(A):
-                        if mask[a] != 0 and stamp[a] == tick:
-                            ch = child_of[a]
-                            nc = node_n[ch]
-                            u = node_w[ch, decider] / nc + c_uct * math.sqrt(log_n / nc)
-                            if best_child < 0 or u > best:  # a legal child even if no score compares
-                                best = u
-                                best_child = ch
-                    K.apply(sim, node_action[best_child])
-                    node = best_child
-                steps = 0
+                    node = _uct_child(mask, stamp, tick, child_of, node_n, node_w, node_n[node], sim[H_CURRENT],
+                                      c_uct)
+                    K.apply(sim, node_action[node])
                 count = K.legal_mask(sim, mask)
-                while sim[H_TERMINAL] == 0 and (horizon == 0 or steps < horizon):
-                    count = K.apply_legal(sim, rng_pick_legal(mask, count, rng, 0), mask)
-                    steps += 1
-                if sim[H_TERMINAL] == 0 and scale > 0.0:
-                    K.scores(sim, sc)
-                    margin_values(sc, n, scale, reward)
-                else:
-                    K.rank_keys(sim, keys)
-                    rank_rewards(keys, n, reward)
-                while node >= 0:
-                    node_n[node] += 1
-                    for q in range(n):
-                        node_w[node, q] += reward[q]
-                    node = node_parent[node]
-            root_decider = states[i, H_CURRENT]
-            for a in range(A):
-                visits[i, a] = 0
-            best_a = -1
-            best_n = -1
-            best_q = -math.inf
-            ch = node_first[0]
-            while ch >= 0:
-                a = node_action[ch]
-                visits[i, a] = node_n[ch]
-                q = node_w[ch, root_decider] / max(node_n[ch], 1)
-                if node_n[ch] > best_n or (node_n[ch] == best_n and (q > best_q or (q == best_q and a < best_a))):
-                    best_n = node_n[ch]
-                    best_q = q
-                    best_a = a
-                ch = node_next[ch]
+                rollout_value(K, sim, mask, count, rng, 0, horizon, scale, n, sc, keys, reward)
+                _backup(node, node_parent, node_n, node_w, reward, n)
+            best_a = _most_visited(node_first, node_next, node_action, node_n, node_w, states[i, H_CURRENT], visits[i])
             if best_a < 0:  # budget 0: a random legal decision
                 count = K.legal_mask(states[i], mask)
                 best_a = rng_pick_legal(mask, count, rng, 0)
             actions[i] = best_a
 
-    _BUILT[K.__name__] = (batch_greedy, batch_mcts)
-    return _BUILT[K.__name__]
+    _MCTS[K.__name__] = batch_mcts
+    return batch_mcts
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -554,10 +633,10 @@ def check_search(K: ModuleType | GameSpec, states: Any, seats: Any = None,
         elif count != width:
             raise ValueError(f"states[{i}] has {count} actions, not {width} as the batch before it (one player "
                              "count per batch)")
-        legal = np.zeros(count, dtype=np.int8)
-        if K.legal_mask(row, legal) == 0:
+        row_legal = np.zeros(count, dtype=np.int8)
+        if K.legal_mask(row, row_legal) == 0:
             raise ValueError(f"states[{i}]: the game is running but the decider has no legal action")
-        legal_rows.append(legal)
+        legal_rows.append(row_legal)
     legal = np.array(legal_rows, dtype=np.int8).reshape(b, width or 0)
     deciders = st[:, H_CURRENT].copy()
     if seats is None:
@@ -648,7 +727,7 @@ def _greedy(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndar
             samples: int, num_actions: int, net: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The greedy searches on checked input (see :func:`check_search`); ``net``: None, or a learned
     leaf value as ``batch_greedy`` takes it (:class:`gamecore.search.value_net.ValueNet` makes one)."""
-    greedy, _ = build(K)
+    greedy = build_greedy(K)
     b = states.shape[0]
     if b:
         n = int(states[:, H_NPLAYERS].max())
@@ -669,7 +748,7 @@ def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarra
           widen: float, determinize: bool, num_actions: int, horizon: int = 0,
           scale: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The MCTS searches on checked input (see :func:`check_search`)."""
-    _, mcts = build(K)
+    mcts = build_mcts(K)
     b = states.shape[0]
     if b:
         n = int(states[:, H_NPLAYERS].max())
@@ -685,7 +764,8 @@ def _mcts(K: ModuleType, states: np.ndarray, seats: np.ndarray, seeds: np.ndarra
     return actions, visits
 
 
-__all__ = ["build", "check_search", "check_horizon", "check_sims", "check_greedy", "greedy_actions", "mcts_actions",
-           "greedy_bytes", "mcts_bytes", "SearchMemoryError", "WIN_WEIGHT",
+__all__ = ["build_greedy", "build_mcts", "rollout_value", "check_search", "check_horizon",
+           "check_sims", "check_greedy", "greedy_actions", "mcts_actions", "greedy_bytes",
+           "mcts_bytes", "SearchMemoryError", "WIN_WEIGHT",
            "DEFAULT_C", "DEFAULT_WIDEN", "DEFAULT_DEPTH", "DEFAULT_NODE_CAP", "MAX_REAL", "MAX_SIMS", "MAX_SAMPLES",
            "MAX_GREEDY_NODES"]

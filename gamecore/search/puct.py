@@ -51,12 +51,13 @@ Memory
 ------
 Per tree: ``budget + 1`` nodes (a simulation adds at most one) and an edge pool (one edge per
 decision a node was expanded with) that grows from Python when a simulation needs more room; no
-``(nodes, actions)`` array is allocated, so Callisto's 3,500-6,860 actions cost only the edges of
-the decisions legal at expanded nodes. Every tree of a batch is allocated at once (the arena
-searches all its running games together), so before anything is allocated the batch's trees
-(:func:`puct_bytes` each, with the first edge pool) are checked against the memory the OS reports
-available: a batch that would not fit is a :class:`gamecore.search.mcts.SearchMemoryError`. ``budget``
-is at most :data:`gamecore.search.mcts.MAX_SIMS`.
+``(nodes, actions)`` array is allocated, so a game of thousands of actions (3,500-6,860 in the
+largest action space shipped) pays only for the edges of the decisions legal at expanded nodes.
+Every tree of a batch is allocated at once (the arena searches all its running games together), so
+before anything is allocated the batch's trees (:func:`puct_bytes` each, with the first edge pool)
+are checked against the memory the OS reports available: a batch that would not fit is a
+:class:`gamecore.search.mcts.SearchMemoryError`. ``budget`` is at most
+:data:`gamecore.search.mcts.MAX_SIMS`.
 
 What the evaluator returns
 --------------------------
@@ -74,8 +75,8 @@ in), each root child's mean value for the root decider, and the chosen action: t
 (ties: the higher prior, then the lower action) or, with ``temperature`` > 0, sampled with
 probability proportional to ``visits ** (1 / temperature)``.
 
-The kernels close over the game's rules module only (like :func:`gamecore.search.mcts.build`), so numba
-caches them across processes.
+The kernels close over the game's rules module only (like :func:`gamecore.search.mcts.build_mcts`), so
+numba caches them across processes.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ from gamecore.kernel.jit import jit
 from gamecore.kernel.options import short_repr
 from gamecore.kernel.protocol import GameSpec
 from gamecore.kernel.rewards import rank_rewards
-from gamecore.kernel.rng import episode_seed, rng_pick_legal, rng_seed
-from gamecore.search.mcts import _fits, check_horizon, check_search, check_sims, margin_values
+from gamecore.kernel.rng import episode_seed, rng_seed
+from gamecore.search.mcts import _fits, check_horizon, check_search, check_sims, rollout_value
 
 #: default PUCT exploration constant (values lie in [-1, 1])
 DEFAULT_C_PUCT = 1.25
@@ -166,22 +167,9 @@ def build(K: ModuleType) -> tuple:
                     K.observe(st, decider, leaf_obs[i])
                     leaf_eval[i] = 1
                     need_edges[i] = count - found
-                    # AlphaGo's rollout from the leaf, on a copy of its mask: the rollout of
-                    # gamecore.search.mcts, written again because a helper shared by both would close over
-                    # the game's kernels, and numba caches no function that closes over a kernel
-                    if mix > 0.0:
-                        for a in range(mask.shape[0]):
-                            roll_mask[a] = mask[a]
-                        steps = 0
-                        while st[H_TERMINAL] == 0 and (horizon == 0 or steps < horizon):
-                            count = K.apply_legal(st, rng_pick_legal(roll_mask, count, roll_rng, i), roll_mask)
-                            steps += 1
-                        if st[H_TERMINAL] == 0 and scale > 0.0:
-                            K.scores(st, sc)
-                            margin_values(sc, n, scale, reward)
-                        else:
-                            K.rank_keys(st, keys)
-                            rank_rewards(keys, n, reward)
+                    if mix > 0.0:  # AlphaGo's rollout from the leaf, on a copy of its mask
+                        roll_mask[:] = mask
+                        rollout_value(K, st, roll_mask, count, roll_rng, i, horizon, scale, n, sc, keys, reward)
                         for q in range(n):
                             leaf_value[i, q] = reward[q]
                     break

@@ -166,7 +166,7 @@ class ValueNet:
         return cls(w1t, b1, w2, b2, meta=meta)
 
     def kernel_arg(self, game: GameSpec, weight: float | None = None) -> tuple:
-        """The ``net`` argument of the greedy kernel (:func:`gamecore.search.mcts.build`)."""
+        """The ``net`` argument of the greedy kernel (:func:`gamecore.search.mcts.build_greedy`)."""
         shape = game.obs_shape(game.make_params(self.players))
         if int(np.prod(shape)) != self.inputs:
             raise ValueError(f"vgreedy: the model reads {self.inputs} inputs, the {game.name} observation of "
