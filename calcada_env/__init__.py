@@ -22,9 +22,10 @@ lazy_exports(__name__, {
     "raw_env": "calcada_env.env",
     "GAME": "calcada_env.game",
     "state_from_ascii": "calcada_env.game",
+    "legal_strings": "calcada_env.game",
 })
-__all__ = ["env", "raw_env", "GAME", "state_from_ascii"]
+__all__ = ["env", "raw_env", "GAME", "state_from_ascii", "legal_strings"]
 
 if TYPE_CHECKING:  # what the names are, for type checkers
     from calcada_env.env import env, raw_env
-    from calcada_env.game import GAME, state_from_ascii
+    from calcada_env.game import GAME, legal_strings, state_from_ascii

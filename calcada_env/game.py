@@ -176,7 +176,7 @@ def _colour_id(name: str | int) -> int:
 
 
 def state_from_ascii(
-    boards: list[str] | tuple[str, ...],
+    text: str | list[str] | tuple[str, ...],
     *,
     board_side: str = "A",
     current: int = 0,
@@ -191,7 +191,9 @@ def state_from_ascii(
     placed_this_round: bool = False,
     seed: int = 0,
 ) -> np.ndarray:
-    """Build a mid-game state from ASCII boards (one per seat; see :mod:`calcada_env.notation`).
+    """Build a mid-game state from ``text``, the seats' boards in ASCII (see :mod:`calcada_env.notation`):
+    one string per seat, or one string with the boards one after another (5 rows each, seat 0 first;
+    blank lines are ignored). The number of boards is the number of players.
 
     ``carousel``: 6 strings of colour chars, e.g. ``["y", "rr", "bbb", "", "gg", "pp..."]`` (3 of
     each colour in all). ``scoreboard``: colour -> row (0 = top; the row count = left the
@@ -201,6 +203,13 @@ def state_from_ascii(
     ``bonus``/``points``: seat -> count (defaults 2 / 0). ``declared = (colour, number)`` starts
     ``current`` in the placement phase.
     """
+    if isinstance(text, str):
+        rows = [line for line in text.splitlines() if line.split()]
+        if not rows or len(rows) % L.BOARD_W:
+            raise ValueError(f"the boards need 5 rows each, got {len(rows)} rows")
+        boards = ["\n".join(rows[i : i + L.BOARD_W]) for i in range(0, len(rows), L.BOARD_W)]
+    else:
+        boards = list(text)
     n = len(boards)
     params = GAME.make_params(num_players=n, start_player=start_player, board_side=board_side)
     state = np.zeros(L.STATE_LEN, dtype=np.int64)
@@ -221,17 +230,17 @@ def state_from_ascii(
         idx = len(left[c]) - 1 - left[c][::-1].index(kind)
         del left[c][idx]
 
-    for p, text in enumerate(boards):
-        for sq, tile in enumerate(notation.parse_board(text)):
+    for p, board in enumerate(boards):
+        for sq, tile in enumerate(notation.parse_board(board)):
             if tile is None:
                 continue
             colour, kind = tile
             take(colour, kind, f"seat {p} {notation.square_name(sq)}")
             state[L.BOARD + L.NUM_SQUARES * p + sq] = 1 + colour * L.NUM_KINDS + kind
     shown: dict[int, list[int]] = {}
-    for name, text in (displays or {}).items():
+    for name, tokens in (displays or {}).items():
         c = _colour_id(name)
-        toks = text.split()
+        toks = tokens.split()
         if len(toks) > L.DISPLAY_SIZE:
             raise ValueError(f"display {name}: at most 3 tiles")
         shown[c] = []
@@ -279,3 +288,11 @@ def state_from_ascii(
     if bad:
         raise ValueError(f"state_from_ascii built a malformed state: slot {bad - 1}")
     return state
+
+
+def legal_strings(state: np.ndarray) -> list[str]:
+    """The legal actions of the seat to move in ``state``, as strings
+    (:func:`calcada_env.notation.action_to_string`), sorted; empty once the game is over."""
+    mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
+    rules.legal_mask(state, mask)
+    return sorted(notation.action_to_string(state, int(a)) for a in np.flatnonzero(mask))

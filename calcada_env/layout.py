@@ -21,7 +21,7 @@ Carousel
 Six round spaces 0..5 (people read 1..6); clockwise is ``space + 1 mod 6``.
 
 State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
------------------------------------------------------------------------------------------
+------------------------------------------------------------------------------------------------
 The header's ``H_PHASE`` is the turn phase: 0 = before the declare (bonus moves, declare), 1 =
 after it (display swaps, placement).
 

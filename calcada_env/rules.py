@@ -731,12 +731,9 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
 
 
 @jit
-def check_state(state: np.ndarray, params: np.ndarray) -> int:
-    """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
-    n = params[P_PLAYERS]
-    bad = check_header(state, n, 2)
-    if bad:
-        return bad
+def _check_turn_slots(state: np.ndarray, params: np.ndarray, n: int) -> int:
+    """The done bits, the decider, the options, the phase and its declared number and colour, the
+    end and round flags, and the turn counter (turns go round from the start seat)."""
     if state[H_TERMINAL] == 0 and state[H_DONE] != 0:
         return H_DONE + 1
     if state[H_OWNER] != state[H_CURRENT]:
@@ -759,14 +756,17 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         return ROUND_PLACED + 1
     if state[TURNS] < 0:
         return TURNS + 1
-    # turns go round from the start seat, and a game ends after a round in which nobody placed a
-    # tile: the rounds completed (plus the current one, once somebody placed in it) are at most
-    # the tiles placed (one more for the round that ended the game), so the counter stays bounded
     if state[H_TERMINAL] == 0:
         if state[H_CURRENT] != (state[START] + state[TURNS]) % n:
             return TURNS + 1
     elif state[TURNS] % n != 0:
         return TURNS + 1
+    return 0
+
+
+@jit
+def _check_carousel(state: np.ndarray, n: int) -> int:
+    """Per colour: the carousel's stones, the scoreboard row, the stack's size and known tiles."""
     rows = NUM_ROWS[n]
     for c in range(NUM_COLOURS):
         total = 0
@@ -783,8 +783,12 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return STACK_N + c + 1
         if state[STACK_KNOWN + c] < 0 or state[STACK_KNOWN + c] > state[STACK_N + c]:
             return STACK_KNOWN + c + 1
-    # every tile is in exactly one place: stack, display or a board
-    seen = np.zeros((NUM_COLOURS, NUM_KINDS), dtype=np.int64)
+    return 0
+
+
+@jit
+def _check_stacks_and_display(state: np.ndarray, seen: np.ndarray) -> int:
+    """The tiles of every stack and display in range; counts them into ``seen`` (colour, kind)."""
     for c in range(NUM_COLOURS):
         for i in range(TILES_PER_COLOUR):
             k = state[STACK + TILES_PER_COLOUR * c + i]
@@ -798,6 +802,13 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
                 return DISPLAY + DISPLAY_SIZE * c + slot + 1
             if v != 0:
                 seen[c, v - 1] += 1
+    return 0
+
+
+@jit
+def _check_boards(state: np.ndarray, n: int, seen: np.ndarray) -> int:
+    """Every seat's board tiles, bonus and points in range (none for a seat not playing); counts the
+    board tiles into ``seen``."""
     for p in range(MAX_PLAYERS):
         for sq in range(NUM_SQUARES):
             v = state[BOARD + NUM_SQUARES * p + sq]
@@ -809,21 +820,52 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return BONUS + p + 1
         if state[POINTS + p] < 0 or state[POINTS + p] > 1_000_000 or (p >= n and state[POINTS + p] != 0):
             return POINTS + p + 1
+    return 0
+
+
+@jit
+def _check_tiles(state: np.ndarray, n: int) -> int:
+    """Every tile in range and in exactly one place: a stack, a display or a board."""
+    seen = np.zeros((NUM_COLOURS, NUM_KINDS), dtype=np.int64)
+    bad = _check_stacks_and_display(state, seen) or _check_boards(state, n, seen)
+    if bad:
+        return bad
     for c in range(NUM_COLOURS):
         for k in range(NUM_KINDS):
             if seen[c, k] != KIND_COPIES[k]:
                 return STACK_N + c + 1
+    return 0
+
+
+@jit
+def _check_rounds(state: np.ndarray, n: int) -> int:
+    """A game ends after a round in which nobody placed a tile: the rounds completed (plus the
+    current one, once somebody placed in it) are at most the tiles placed (one more for the round
+    that ended the game), so the turn counter stays bounded."""
     placed = 0
     for i in range(n * NUM_SQUARES):
         if state[BOARD + i] != 0:
             placed += 1
     if state[TURNS] // n + (state[ROUND_PLACED] if state[H_TERMINAL] == 0 else -1) > placed:
         return TURNS + 1
+    return 0
+
+
+@jit
+def _check_placement(state: np.ndarray) -> int:
+    """A pending placement has a tile of the declared colour and a square it may go to."""
     if state[H_TERMINAL] == 0 and state[PHASE] == PHASE_PLACE:
-        # the placement step needs a tile of the declared colour
         colour = state[DECL_COL]
         if display_count(state, colour) == 0 or retired(state, colour):
             return DECL_COL + 1
         if not any_square_ok(state, state[H_CURRENT], colour, state[DECL_NUM]):
             return DECL_NUM + 1
     return 0
+
+
+@jit
+def check_state(state: np.ndarray, params: np.ndarray) -> int:
+    """0 if every slot is in range for ``params``, else (index of the first bad slot) + 1."""
+    n = params[P_PLAYERS]
+    return (check_header(state, n, 2) or _check_turn_slots(state, params, n) or _check_carousel(state, n)
+            or _check_tiles(state, n) or _check_rounds(state, n) or _check_placement(state))

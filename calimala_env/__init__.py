@@ -21,11 +21,11 @@ lazy_exports(__name__, {
     "env": "calimala_env.env",
     "raw_env": "calimala_env.env",
     "GAME": "calimala_env.game",
-    "position": "calimala_env.game",
+    "state_from_ascii": "calimala_env.game",
     "legal_strings": "calimala_env.game",
 })
-__all__ = ["env", "raw_env", "GAME", "position", "legal_strings"]
+__all__ = ["env", "raw_env", "GAME", "state_from_ascii", "legal_strings"]
 
 if TYPE_CHECKING:  # what the names are, for type checkers
     from calimala_env.env import env, raw_env
-    from calimala_env.game import GAME, legal_strings, position
+    from calimala_env.game import GAME, legal_strings, state_from_ascii

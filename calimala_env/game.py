@@ -9,6 +9,15 @@ import numpy as np
 
 from calimala_env import layout as L
 from calimala_env import notation, render, rules
+from calimala_env.rules.accessors import (
+    art_free,
+    church_free,
+    city_free,
+    hand_count,
+    placer_duty,
+    recount_board,
+    space_type,
+)
 from gamecore.kernel.layout import Layout
 from gamecore.kernel.options import short_repr
 from gamecore.kernel.protocol import (
@@ -196,9 +205,9 @@ class CalimalaGame(GameSpec):
             entry: dict[str, Any] = {}
             for r in range(L.NUM_RES):
                 entry[L.RESOURCE_NAMES[r]] = [int(state[_at("CONTRIB", b, r, p)]) for p in range(n)]
-                entry[f"free_{L.RESOURCE_NAMES[r]}_slots"] = int(rules.church_free(state, b, r))
+                entry[f"free_{L.RESOURCE_NAMES[r]}_slots"] = int(church_free(state, b, r))
             entry["artworks"] = [int(state[_at("ART", b, p)]) for p in range(n)]
-            entry["free_artwork_slots"] = int(rules.art_free(state, b))
+            entry["free_artwork_slots"] = int(art_free(state, b))
             churches[L.BUILDING_NAMES[b]] = entry
         cities = {L.CITY_NAMES[c]: [int(state[_at("CITY", c, p)]) for p in range(n)] for c in range(L.NUM_CITIES)}
         players = []
@@ -229,7 +238,7 @@ class CalimalaGame(GameSpec):
                     for b in range(L.NUM_CHURCHES)
                 },
                 "artworks": {L.BUILDING_NAMES[b]: int(state[_at("ART", b, p)]) for b in range(L.NUM_BUILDINGS)},
-                "hand_count": int(rules.hand_count(state, p)),
+                "hand_count": int(hand_count(state, p)),
                 "known_cards": notation.card_names(_block(state, "KNOWN")[p]),
             }
             if sees_hand:
@@ -246,14 +255,14 @@ class CalimalaGame(GameSpec):
             s = int(state[L.SPACE])
             pend = {}
             for k in range(2):
-                pend[L.ACTION_NAMES[int(rules.space_type(state, s, k))]] = int(state[L.PENDING + k])
+                pend[L.ACTION_NAMES[int(space_type(state, s, k))]] = int(state[L.PENDING + k])
             turn = {
                 "street": L.STREET_NAMES[s],
                 "activations": [{"owner": int(state[L.ACT_OWNER + i]), "times": int(state[L.ACT_TIMES + i])}
                                 for i in range(int(state[L.ACT_N]))],
                 "activation": int(state[L.ACT_I]),
                 "pending": pend,
-                "placer_duty_open": bool(rules.placer_duty(state)),
+                "placer_duty_open": bool(placer_duty(state)),
             }
             if L.PH_SHIP <= phase <= L.PH_CONTRIBUTE:
                 turn["carrying_out"] = {
@@ -282,11 +291,11 @@ class CalimalaGame(GameSpec):
                 "seats": seats,
                 "next_seat": int(state[L.NEXT_SEAT]),
                 "artworks_in_order": [int(o) - 1 for o in state[L.COUNCIL_ART: L.COUNCIL_ART + 4] if o > 0],
-                "free_artwork_slots": int(rules.art_free(state, L.COUNCIL)),
+                "free_artwork_slots": int(art_free(state, L.COUNCIL)),
             },
             "churches": churches,
             "cities": cities,
-            "city_free_slots": {L.CITY_NAMES[c]: int(rules.city_free(state, c)) for c in range(L.NUM_CITIES)},
+            "city_free_slots": {L.CITY_NAMES[c]: int(city_free(state, c)) for c in range(L.NUM_CITIES)},
             "trade_houses": {L.CITY_NAMES[L.FIRST_TRADE + t]: [p for p in range(n) if state[_at("HOUSE", t, p)]]
                              for t in range(L.NUM_TRADE)},
             "face_up_scoring_card": (L.SCORING_CARD_NAMES[int(state[L.FACE_UP]) - 1] if state[L.FACE_UP] else None),
@@ -407,8 +416,8 @@ def _parse_player(text: str) -> dict[str, list[str]]:
     return out
 
 
-def position(text: str, seed: int = 0) -> np.ndarray:
-    """A state before some seat's placement, built from text, one statement per line::
+def state_from_ascii(text: str, seed: int = 0) -> np.ndarray:
+    """A state before some seat's placement, built from ``text``, one statement per line::
 
         players 3                      number of seats (first line)
         start 0                        start seat (default 0)
@@ -575,7 +584,7 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     if missing < 0:
         raise ValueError(f"{-missing} white discs too many")
     st[L.WHITE_OUT] = missing  # white discs not on the grid nor in a reserve have left the game
-    rules.recount_board(st)
+    recount_board(st)
     # cubes left in reserve
     for p in range(n):
         st[L.RESERVE + p] = L.CUBES - _cubes_out(st, p)
@@ -604,7 +613,7 @@ def position(text: str, seed: int = 0) -> np.ndarray:
     st[L.SETUP_I] = 0
     bad = rules.check_state(st, params)
     if bad:
-        raise ValueError(f"position() built a malformed state: slot {bad - 1} ({_slot_name(bad - 1)})")
+        raise ValueError(f"state_from_ascii built a malformed state: slot {bad - 1} ({_slot_name(bad - 1)})")
     return st
 
 
@@ -631,10 +640,11 @@ def _slot_name(i: int) -> str:
 
 
 def legal_strings(state: np.ndarray) -> list[str]:
-    """The legal decisions in ``state`` as sorted strings."""
+    """The legal actions of the seat to move in ``state``, as strings
+    (:func:`calimala_env.notation.action_to_string`), sorted; empty once the game is over."""
     mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
     rules.legal_mask(state, mask)
     return sorted(notation.action_to_string(state, int(a)) for a in np.flatnonzero(mask))
 
 
-__all__ = ["GAME", "CalimalaGame", "position", "legal_strings", "layout_from_option"]
+__all__ = ["GAME", "CalimalaGame", "state_from_ascii", "legal_strings", "layout_from_option"]

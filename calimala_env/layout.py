@@ -32,7 +32,7 @@ construction), 3 Palazzo Vecchio (the city council; artwork slots only). Scoring
 the 15 scoring tiles (:data:`TILE_NAMES`) and 15 = Palazzo Vecchio (final card only).
 
 State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
------------------------------------------------------------------------------------------
+------------------------------------------------------------------------------------------------
 ``H_OWNER`` is the seat whose turn it is (during setup: the seat choosing), ``H_CURRENT`` the seat
 deciding now (the owner of the disc being activated), ``H_PHASE`` the kind of decision
 (:data:`PHASE_NAMES`).
@@ -346,7 +346,7 @@ OBS_DISC = 2 + MAX_PLAYERS  # per stack position: occupied, white, owner one-hot
 
 def max_vp(n: int) -> int:
     """The most VP a seat can have at ``n`` players, from the rules: VP come only from scorings
-    (:func:`rules.award`), in which a seat's share is never more than the first place's points
+    (:func:`calimala_env.rules.scoring.award`), in which a seat's share is never more than the first place's points
     (tied seats split the points of the places they occupy, rounded down); the 15 council tiles
     are scored once each (3 for the first place) and the final cards once at the end (5 for the
     first place): each seat's kept card plus, with 3 or 4 players, the face-up card. So

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from calimala_env import layout as L
-from calimala_env import rules
+from calimala_env.rules.accessors import space_type
+from calimala_env.rules.mat import VLEN, can_do, fill_mat
 from gamecore.kernel.protocol import H_CURRENT, H_PHASE, VIEW_ALL
 
 ORDINALS = ("top", "2nd from top", "3rd from top")
@@ -46,13 +47,13 @@ def parse_street(text: str) -> int:
 
 
 def street_actions(state: np.ndarray, s: int) -> tuple[str, str]:
-    return (L.ACTION_NAMES[int(rules.space_type(state, s, 0))], L.ACTION_NAMES[int(rules.space_type(state, s, 1))])
+    return (L.ACTION_NAMES[int(space_type(state, s, 0))], L.ACTION_NAMES[int(space_type(state, s, 1))])
 
 
 def _feasible(state: np.ndarray, t: int) -> bool:
-    v = np.empty(rules.VLEN, dtype=np.int64)
-    rules.fill_mat(state, int(state[H_CURRENT]), v)
-    return bool(rules.can_do(v, t))
+    v = np.empty(VLEN, dtype=np.int64)
+    fill_mat(state, int(state[H_CURRENT]), v)
+    return bool(can_do(v, t))
 
 
 def action_to_string(state: np.ndarray, action: int) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from calimala_env import layout as L
-from calimala_env import notation, rules
+from calimala_env import notation
+from calimala_env.rules.accessors import art_free, church_free, city_free, hand_count, space_type
 from gamecore.envs import render as R
 from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
@@ -26,7 +27,7 @@ def status(state: np.ndarray) -> str:
         s = int(state[L.SPACE])
         a, b = notation.street_actions(state, s)
         text += f" (turn of player_{owner}, street {L.STREET_NAMES[s]}: {a} + {b}"
-        pend = [f"{L.ACTION_NAMES[int(rules.space_type(state, s, k))]} x{int(state[L.PENDING + k])}"
+        pend = [f"{L.ACTION_NAMES[int(space_type(state, s, k))]} x{int(state[L.PENDING + k])}"
                 for k in range(2) if state[L.PENDING + k] > 0]
         text += f"; pending {', '.join(pend) if pend else 'none'})"
         if L.PH_SHIP <= int(state[H_PHASE]) <= L.PH_CONTRIBUTE:
@@ -73,9 +74,9 @@ def building_lines(state: np.ndarray) -> list[str]:
         parts = []
         for r in range(L.NUM_RES):
             per = "/".join(str(int(state[L.CONTRIB + L.NUM_RES * P * b + P * r + p])) for p in range(n))
-            parts.append(f"{L.RESOURCE_NAMES[r]} {per} ({int(rules.church_free(state, b, r))})")
+            parts.append(f"{L.RESOURCE_NAMES[r]} {per} ({int(church_free(state, b, r))})")
         art = "/".join(str(int(state[L.ART + P * b + p])) for p in range(n))
-        parts.append(f"art {art} ({int(rules.art_free(state, b))})")
+        parts.append(f"art {art} ({int(art_free(state, b))})")
         lines.append(f"  {L.BUILDING_NAMES[b]}: " + "  ".join(parts))
     lines.append("cities (cloth per seat; free slots; trade houses)")
     for c in range(L.NUM_CITIES):
@@ -85,7 +86,7 @@ def building_lines(state: np.ndarray) -> list[str]:
             houses = [f"p{p}" for p in range(n) if state[L.HOUSE + P * (c - L.FIRST_TRADE) + p]]
             extra = " houses " + (" ".join(houses) if houses else "-")
         kind = "port" if c < L.NUM_PORTS else "trade"
-        lines.append(f"  {L.CITY_NAMES[c]:<9} ({kind}) {per} ({int(rules.city_free(state, c))}){extra}")
+        lines.append(f"  {L.CITY_NAMES[c]:<9} ({kind}) {per} ({int(city_free(state, c))}){extra}")
     return lines
 
 
@@ -109,7 +110,7 @@ def player_lines(state: np.ndarray, p: int, viewer: int) -> list[str]:
         f"{mark}player_{p}: {int(state[L.VP + p])} VP, {int(state[L.SEATS + p])} seats | warehouses {wh} | "
         f"workshops [{cloth}] | ships {int(state[L.SHIPS + p])} | houses {houses or '-'} | "
         f"cubes {int(state[L.RESERVE + p])} | discs {int(state[L.COLOURED + p])}+{int(state[L.WHITE + p])}w | "
-        f"hand {int(rules.hand_count(state, p))} cards" + (f" (known: {known})" if known else ""),
+        f"hand {int(hand_count(state, p))} cards" + (f" (known: {known})" if known else ""),
     ]
     if viewer == VIEW_ALL or viewer == p:
         hand = " ".join(notation.card_names(state[L.HAND + L.NUM_TYPES * p: L.HAND + L.NUM_TYPES * (p + 1)]))

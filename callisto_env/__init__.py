@@ -22,9 +22,10 @@ lazy_exports(__name__, {
     "raw_env": "callisto_env.env",
     "GAME": "callisto_env.game",
     "state_from_ascii": "callisto_env.game",
+    "legal_strings": "callisto_env.game",
 })
-__all__ = ["env", "raw_env", "GAME", "state_from_ascii"]
+__all__ = ["env", "raw_env", "GAME", "state_from_ascii", "legal_strings"]
 
 if TYPE_CHECKING:  # what the names are, for type checkers
     from callisto_env.env import env, raw_env
-    from callisto_env.game import GAME, state_from_ascii
+    from callisto_env.game import GAME, legal_strings, state_from_ascii

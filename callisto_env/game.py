@@ -91,7 +91,7 @@ class CallistoGame(GameSpec):
     }
 
     def action_to_string(self, state: np.ndarray, action: int) -> str:
-        return notation.action_to_string(action, int(state[L.SIZE]))
+        return notation.action_to_string(state, action)
 
     phase_names = ("turn",)
 
@@ -156,7 +156,7 @@ class CallistoGame(GameSpec):
         return render.ansi(state)
 
     def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
-        return render.rgb(state)
+        return render.rgb(state, viewer)
 
     def render_terminal(self, state: np.ndarray, viewer: int = VIEW_PUBLIC, colour: bool = True) -> str:
         return render.terminal(state, colour)
@@ -166,7 +166,7 @@ GAME = CallistoGame()
 
 
 def state_from_ascii(
-    board: str,
+    text: str,
     num_players: int | None = None,
     *,
     current: int = 0,
@@ -175,7 +175,9 @@ def state_from_ascii(
     remaining: dict[int, dict[str, int]] | None = None,
     start_player: int = 0,
 ) -> np.ndarray:
-    """Build a mid-game state from an ASCII board (see :mod:`callisto_env.notation`).
+    """Build a mid-game state from ``text``, an ASCII board (see :mod:`callisto_env.notation`;
+    :func:`callisto_env.notation.board_to_ascii` writes one); ``num_players`` defaults to the count
+    whose board has that many rows.
 
     Seats default to: both opening pillar turns used, third pillar available, and full tile sets;
     ``remaining[seat]`` replaces a seat's unplaced tiles (types not named are 0). Tile squares read
@@ -183,7 +185,7 @@ def state_from_ascii(
     The returned state has ``current`` to move (its legal set cached) and has *not* been settled:
     call it on a seat that can act.
     """
-    rows = notation.parse_ascii_rows(board)
+    rows = notation.parse_ascii_rows(text)
     size = len(rows)
     if num_players is None:
         num_players = {v: k for k, v in L.BOARD_SIZE.items()}.get(size)
@@ -225,3 +227,11 @@ def state_from_ascii(
     rules.rebuild_bitboards(state)
     rules.refresh_legal(state)
     return state
+
+
+def legal_strings(state: np.ndarray) -> list[str]:
+    """The legal actions of the seat to move in ``state``, as strings
+    (:func:`callisto_env.notation.action_to_string`), sorted; empty once the game is over."""
+    mask = np.zeros(L.num_actions(int(state[L.SIZE])), dtype=np.int8)
+    rules.legal_mask(state, mask)
+    return sorted(notation.action_to_string(state, int(a)) for a in np.flatnonzero(mask))

@@ -22,7 +22,7 @@ orientation's cells are offsets from its *anchor*, the first of its squares in r
 the anchor is always a square of the tile (``dr >= 0``; ``dc`` may be negative).
 
 State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
------------------------------------------------------------------------------------------
+------------------------------------------------------------------------------------------------
 {STATE_TABLE}
 
 Observation planes

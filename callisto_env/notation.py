@@ -38,7 +38,9 @@ def parse_cell(text: str, size: int) -> int:
     return r * size + _COLS.index(text[0])
 
 
-def action_to_string(action: int, size: int) -> str:
+def action_to_string(state: np.ndarray, action: int) -> str:
+    """The action's name in ``state`` (the board size is the state's), e.g. ``"T5 r90 c5"``."""
+    size = int(state[L.SIZE])
     ss = size * size
     o, cell = divmod(int(action), ss)
     if o == L.NUM_ORIENTS:
@@ -46,7 +48,9 @@ def action_to_string(action: int, size: int) -> str:
     return f"{L.TILE_NAMES[L.ORIENT_TILE[o]]} {L.ORIENT_SYM[o]} {cell_name(cell, size)}"
 
 
-def string_to_action(text: str, size: int) -> int:
+def string_to_action(text: str, state: np.ndarray) -> int:
+    """Inverse of :func:`action_to_string` in ``state``."""
+    size = int(state[L.SIZE])
     parts = text.split()
     if len(parts) == 2 and parts[0] == "pillar":
         return L.NUM_ORIENTS * size * size + parse_cell(parts[1], size)

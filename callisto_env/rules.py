@@ -604,17 +604,8 @@ def resample(state: np.ndarray, player: int, seed: np.int64) -> None:
 
 
 @jit
-def check_state(state: np.ndarray, params: np.ndarray) -> int:
-    """0 if ``state`` is a Callisto position of these params that play can continue from, else
-    (index of the first bad slot) + 1: every slot in range, the options as in ``params``, the
-    pillars accounted for and never side by side, the counters and the done bits consistent, the
-    bitboards and the LEGAL cache equal to their recomputation.
-    (Positions built from ASCII may hold tile squares without matching unplaced counts; the fuzz
-    tests check that conservation separately.)"""
-    n = params[P_PLAYERS]
-    bad = check_header(state, n, 1)
-    if bad:
-        return bad
+def _check_match(state: np.ndarray, params: np.ndarray, n: int) -> int:
+    """The board size, the match options, the game of the match, its start seat and turn counter."""
     if state[SIZE] != board_size_for(n):
         return SIZE + 1
     if state[MATCH] != params[P_MATCH]:
@@ -627,8 +618,14 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         return START + 1
     if state[TURNS] < 0:
         return TURNS + 1
+    return 0
+
+
+@jit
+def _check_board(state: np.ndarray, n: int, pillars: np.ndarray) -> int:
+    """Every cell and its placement turn in range, no two pillars side by side; counts each seat's
+    pillars on the board into ``pillars``."""
     S = state[SIZE]
-    pillars = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for i in range(MAX_CELLS):
         v = state[BOARD + i]
         if v < 0 or v > 4 * (NUM_TILE_TYPES + 1) or (i >= S * S and v != 0):
@@ -638,48 +635,70 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         seq = state[SEQ + i]
         if seq < 0 or seq > state[TURNS] or (seq == 0) != (v == 0):
             return SEQ + i + 1
-        if v != 0:
-            if is_pillar(v):
-                pillars[cell_owner(v)] += 1
-                r = i // S
-                c = i % S
-                if (c + 1 < S and is_pillar(state[BOARD + i + 1])) or \
-                        (r + 1 < S and is_pillar(state[BOARD + i + S])):
-                    return BOARD + i + 1  # two pillars side by side
+        if is_pillar(v):
+            pillars[cell_owner(v)] += 1
+            r = i // S
+            c = i % S
+            if (c + 1 < S and is_pillar(state[BOARD + i + 1])) or (r + 1 < S and is_pillar(state[BOARD + i + S])):
+                return BOARD + i + 1  # two pillars side by side
+    return 0
+
+
+@jit
+def _check_seat(state: np.ndarray, n: int, p: int, pillars: np.ndarray) -> int:
+    """Seat ``p``'s tiles left, opening pillar turns, pillars (``pillars[p]`` on the board), out
+    flag, done bit and match penalty (all zero or out for a seat not playing)."""
+    live = p < n
+    for t in range(NUM_TILE_TYPES):
+        k = state[REMAIN + NUM_TILE_TYPES * p + t]
+        if k < 0 or k > TILE_COPIES[t] or (not live and k != 0):
+            return REMAIN + NUM_TILE_TYPES * p + t + 1
+    turns = state[PILLAR_TURNS + p]
+    third = state[THIRD + p]
+    if turns < 0 or turns > 2 or (not live and turns != 0):
+        return PILLAR_TURNS + p + 1
+    if third < 0 or third > 1 or (not live and third != 0) or (live and turns < 2 and third != 1):
+        return THIRD + p + 1
+    opening = state[PILLARS + p] - (1 - third)  # pillars placed in the opening turns
+    if state[PILLARS + p] != pillars[p] or (live and (opening < 0 or opening > turns)):
+        return PILLARS + p + 1
+    out = state[OUT + p]
+    if out < 0 or out > 1 or (not live and out != 1):
+        return OUT + p + 1
+    if live and state[H_TERMINAL] == 0 and ((state[H_DONE] >> p) & 1) != (0 if state[MATCH] == 1 else out):
+        return H_DONE + 1
+    if state[MATCH_PEN + p] < 0 or (not live and state[MATCH_PEN + p] != 0):
+        return MATCH_PEN + p + 1
+    return 0
+
+
+@jit
+def _check_seats(state: np.ndarray, n: int, pillars: np.ndarray) -> int:
+    """Every seat's pieces and counters (:func:`_check_seat`), seat by seat."""
     for p in range(MAX_PLAYERS):
-        live = p < n
-        for t in range(NUM_TILE_TYPES):
-            k = state[REMAIN + NUM_TILE_TYPES * p + t]
-            if k < 0 or k > TILE_COPIES[t] or (not live and k != 0):
-                return REMAIN + NUM_TILE_TYPES * p + t + 1
-        turns = state[PILLAR_TURNS + p]
-        third = state[THIRD + p]
-        if turns < 0 or turns > 2 or (not live and turns != 0):
-            return PILLAR_TURNS + p + 1
-        if third < 0 or third > 1 or (not live and third != 0) or (live and turns < 2 and third != 1):
-            return THIRD + p + 1
-        opening = state[PILLARS + p] - (1 - third)  # pillars placed in the opening turns
-        if state[PILLARS + p] != pillars[p] or (live and (opening < 0 or opening > turns)):
-            return PILLARS + p + 1
-        out = state[OUT + p]
-        if out < 0 or out > 1 or (not live and out != 1):
-            return OUT + p + 1
-        if live and state[H_TERMINAL] == 0:
-            done = (state[H_DONE] >> p) & 1
-            if done != (0 if state[MATCH] == 1 else out):
-                return H_DONE + 1
-        if state[MATCH_PEN + p] < 0 or (not live and state[MATCH_PEN + p] != 0):
-            return MATCH_PEN + p + 1
-    # a turn covers at least one free cell or uses up an opening pillar turn (a skip): turns never
-    # outnumber the covered cells and the opening turns used, so the counter stays bounded ahead
+        bad = _check_seat(state, n, p, pillars)
+        if bad:
+            return bad
+    return 0
+
+
+@jit
+def _check_turn_count(state: np.ndarray, n: int) -> int:
+    """A turn covers at least one free cell or uses up an opening pillar turn (a skip): turns never
+    outnumber the covered cells and the opening turns used, so the counter stays bounded ahead."""
     covered = 0
+    S = state[SIZE]
     for i in range(S * S):
         if state[BOARD + i] != 0:
             covered += 1
     for p in range(n):
         covered += state[PILLAR_TURNS + p]
-    if state[TURNS] > covered:
-        return TURNS + 1
+    return TURNS + 1 if state[TURNS] > covered else 0
+
+
+@jit
+def _check_bitboards(state: np.ndarray) -> int:
+    """The free, own, pillar and tile bitboards equal their recomputation from the board."""
     bb = np.empty((7, BB_WORDS), dtype=np.uint64)
     board_bitboards(state, bb)
     for i in range(BB_WORDS):
@@ -692,6 +711,13 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return BB_PILLAR + i + 1
         if _word(state, BB_TILE + i) != bb[6, i]:
             return BB_TILE + i + 1
+    return 0
+
+
+@jit
+def _check_penalties(state: np.ndarray, n: int) -> int:
+    """Each finished game's penalty per seat in range (none for games not finished or seats not
+    playing), summing to the seat's match penalty."""
     finished = state[GAME] + (1 if state[H_TERMINAL] == 1 else 0)
     for p in range(MAX_PLAYERS):
         total = 0
@@ -702,6 +728,12 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             total += pen
         if total != state[MATCH_PEN + p]:
             return MATCH_PEN + p + 1
+    return 0
+
+
+@jit
+def _check_decider(state: np.ndarray) -> int:
+    """A running game's decider is in and owns the turn; a finished game's is seat 0."""
     if state[H_TERMINAL] == 0:
         if state[OUT + state[H_CURRENT]] == 1:
             return H_CURRENT + 1
@@ -709,6 +741,12 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return H_OWNER + 1
     elif state[H_CURRENT] != 0 or state[H_OWNER] != 0:
         return H_CURRENT + 1
+    return 0
+
+
+@jit
+def _check_legal_cache(state: np.ndarray) -> int:
+    """The LEGAL cache equals the decider's legal sets recomputed (all zero once the game is over)."""
     legal = np.zeros(_KINDS * BB_WORDS, dtype=np.int64)
     if state[H_TERMINAL] == 0:
         _legal_sets(state, state[H_CURRENT], legal, 0)
@@ -716,3 +754,18 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         if state[LEGAL + k] != legal[k]:
             return LEGAL + k + 1
     return 0
+
+
+@jit
+def check_state(state: np.ndarray, params: np.ndarray) -> int:
+    """0 if ``state`` is a Callisto position of these params that play can continue from, else
+    (index of the first bad slot) + 1: every slot in range, the options as in ``params``, the
+    pillars accounted for and never side by side, the counters and the done bits consistent, the
+    bitboards and the LEGAL cache equal to their recomputation.
+    (Positions built from ASCII may hold tile squares without matching unplaced counts; the fuzz
+    tests check that conservation separately.)"""
+    n = params[P_PLAYERS]
+    pillars = np.zeros(MAX_PLAYERS, dtype=np.int64)  # each seat's pillars on the board
+    return (check_header(state, n, 1) or _check_match(state, params, n) or _check_board(state, n, pillars)
+            or _check_seats(state, n, pillars) or _check_turn_count(state, n) or _check_bitboards(state)
+            or _check_penalties(state, n) or _check_decider(state) or _check_legal_cache(state))

@@ -21,10 +21,11 @@ lazy_exports(__name__, {
     "env": "cultivo_env.env",
     "raw_env": "cultivo_env.env",
     "GAME": "cultivo_env.game",
-    "state_from_text": "cultivo_env.game",
+    "state_from_ascii": "cultivo_env.game",
+    "legal_strings": "cultivo_env.game",
 })
-__all__ = ["env", "raw_env", "GAME", "state_from_text"]
+__all__ = ["env", "raw_env", "GAME", "state_from_ascii", "legal_strings"]
 
 if TYPE_CHECKING:  # what the names are, for type checkers
     from cultivo_env.env import env, raw_env
-    from cultivo_env.game import GAME, state_from_text
+    from cultivo_env.game import GAME, legal_strings, state_from_ascii

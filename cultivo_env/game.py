@@ -1,5 +1,5 @@
 """Python-side facts about Cultivo for the shared wrappers (:class:`gamecore.kernel.protocol.GameSpec`), and a builder
-of positions from text for tests and examples (:func:`state_from_text`)."""
+of positions from text for tests and examples (:func:`state_from_ascii`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import notation, render, rules
+from cultivo_env.rules.accessors import owns, place_of
+from cultivo_env.rules.scoring import building_points, equipment_points, final_score, goods_triples, tiebreak_goods
+from cultivo_env.rules.setup import assign_colours
+from cultivo_env.rules.turn import clear_action, market_count
 from gamecore.kernel.layout import Layout
 from gamecore.kernel.options import short_repr
 from gamecore.kernel.protocol import (
@@ -105,13 +109,89 @@ class CultivoGame(GameSpec):
         return notation.action_to_string(state, action)
 
     def to_dict(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> dict[str, Any]:
-        return to_dict(state, viewer)
+        """Everything is public (the same for every seat) except the face-down stack: its order and
+        which pieces left the game at setup are shown only to ``VIEW_ALL``."""
+        n = int(state[H_NPLAYERS])
+        nf = int(L.NUM_FIELDS[n])
+        market = []
+        for r in range(L.MARKET_W):
+            row = []
+            for c in range(L.MARKET_W):
+                v = int(state[L.MARKET + L.MARKET_W * r + c])
+                row.append(notation.piece_name(v - 1) if v else None)
+            market.append(row)
+        players = []
+        for p in range(n):
+            players.append({
+                "seat": p,
+                "goods": {L.COLOURS[c]: int(state[L.GOODS_S + L.NUM_COLOURS * p + c]) for c in range(L.NUM_COLOURS)},
+                "workers_on_map": int(state[L.WORKERS_ON_MAP + p]),
+                "workers_in_supply": L.WORKERS - int(state[L.WORKERS_ON_MAP + p]),
+                "worker_fields": [notation.field_name(state, f) for f in range(nf) if state[L.WORKER + f] == p + 1],
+                "equipment": notation.owned_pieces(state, p),
+                "buildings": [{"type": L.BUILDINGS[int(state[L.FIELD_COLOUR + f])],
+                               "field": notation.field_name(state, f)}
+                              for f in range(nf) if state[L.BUILDING + f] == p + 1],
+                "vp_tiles": int(state[L.VP_TILES_S + p]),
+                "score": {
+                    "total": int(final_score(state, p)),
+                    "goods_triples": int(goods_triples(state, p)),
+                    "vp_tiles": int(state[L.VP_TILES_S + p]),
+                    "equipment": int(equipment_points(state, p)),
+                    "buildings": {L.BUILDINGS[b]: int(building_points(state, p, b)) for b in range(L.NUM_COLOURS)
+                                  if (int(state[L.BUILT + p]) >> b) & 1},
+                    "tiebreak_goods": int(tiebreak_goods(state, p)),
+                },
+            })
+        k = int(state[L.BUILDINGS_TOTAL])
+        out: dict[str, Any] = {
+            "game": "cultivo",
+            "num_players": n,
+            "viewer": viewer_name(viewer),
+            "map": {
+                "height": int(L.MAP_H[n]),
+                "width": int(L.MAP_W[n]),
+                "places": [{"place": pl, "village": f"V{int(state[L.PLACE_TILE + pl]) + 1}",
+                            "turned": bool(state[L.PLACE_FLIP + pl])} for pl in range(int(L.NUM_PLACES[n]))],
+                "fields": [field_dict(state, f) for f in range(nf)],
+                "ascii": notation.map_ascii(state).splitlines(),
+            },
+            "market": {
+                "row_colours": [L.COLOURS[c] for c in L.MARKET_ORDER],
+                "column_colours": [L.COLOURS[c] for c in L.MARKET_ORDER],
+                "grid": market,
+                "pieces_left": int(market_count(state)),
+            },
+            "stack_size": int(state[L.STACK_N]),
+            "vp_tiles_left": list(L.VP_TILES[k:]),
+            "buildings_built": k,
+            "players": players,
+            "phase": L.PHASE_NAMES[int(state[H_PHASE])],
+            "current_player": None if state[H_TERMINAL] else int(state[H_CURRENT]),
+            "turn_owner": None if state[H_TERMINAL] else int(state[H_OWNER]),
+            "start_player": int(state[L.START]),
+            "round": int(state[L.ROUND]),
+            "turns": int(state[L.TURNS]),
+            "actions_left": int(state[L.ACTIONS_LEFT]),
+            "end_triggered": bool(state[L.END_TRIGGERED]),
+            "final_round": bool(state[L.FINAL_ROUND]),
+            "action": payment_dict(state),
+            "decisions": int(state[H_DECISIONS]),
+            "terminal": bool(state[H_TERMINAL]),
+            "done_players": [p for p in range(n) if (int(state[H_DONE]) >> p) & 1],
+        }
+        if viewer == VIEW_ALL:
+            out["stack_top_first"] = [notation.piece_name(int(state[L.STACK + i]))
+                                      for i in range(int(state[L.STACK_N]) - 1, -1, -1)]
+            out["out_of_game"] = [notation.piece_name(e) for e in range(L.NUM_EQUIP)
+                                  if state[L.EQUIP_LOC + e] == L.LOC_OUT]
+        return out
 
     def render_ansi(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> str:
         return render.ansi(state)
 
     def render_rgb(self, state: np.ndarray, viewer: int = VIEW_PUBLIC) -> np.ndarray:
-        return render.rgb(state)
+        return render.rgb(state, viewer)
 
     def invariant_errors(self, state: np.ndarray) -> list[str]:
         n = int(state[H_NPLAYERS])
@@ -141,11 +221,11 @@ def field_dict(state: np.ndarray, f: int) -> dict[str, Any]:
         g = int(L.NEIGH[n, f, d])
         if g >= 0:
             neighbours.append({"field": g, "name": notation.field_name(state, g),
-                               "canal": bool(rules.place_of(f) != rules.place_of(g))})
+                               "canal": bool(place_of(f) != place_of(g))})
     return {
         "field": f,
         "name": notation.field_name(state, f),
-        "place": int(rules.place_of(f)),
+        "place": int(place_of(f)),
         "village": f"V{t + 1}",
         "tile_position": j + 1,
         "row": r,
@@ -178,7 +258,7 @@ def payment_dict(state: np.ndarray) -> dict[str, Any] | None:
             entry.update(between=[notation.field_name(state, a), notation.field_name(state, b)])
         obligations.append(entry)
     agg = state[L.AGG: L.AGG + L.AGG_LEN]
-    stalls = [c for c in range(L.NUM_COLOURS) if rules.owns(state, p, L.STALL, c)]
+    stalls = [c for c in range(L.NUM_COLOURS) if owns(state, p, L.STALL, c)]
     pending = None
     if state[H_PHASE] == L.PH_PAY:
         c, j = divmod(int(state[L.PAY_I]), n)
@@ -203,84 +283,6 @@ def payment_dict(state: np.ndarray) -> dict[str, Any] | None:
     }
 
 
-def to_dict(state: np.ndarray, viewer: int = VIEW_PUBLIC) -> dict[str, Any]:
-    """Everything is public (the same for every seat) except the face-down stack: its order and
-    which pieces left the game at setup are shown only to ``VIEW_ALL``."""
-    n = int(state[H_NPLAYERS])
-    nf = int(L.NUM_FIELDS[n])
-    market = []
-    for r in range(L.MARKET_W):
-        row = []
-        for c in range(L.MARKET_W):
-            v = int(state[L.MARKET + L.MARKET_W * r + c])
-            row.append(notation.piece_name(v - 1) if v else None)
-        market.append(row)
-    players = []
-    for p in range(n):
-        players.append({
-            "seat": p,
-            "goods": {L.COLOURS[c]: int(state[L.GOODS_S + L.NUM_COLOURS * p + c]) for c in range(L.NUM_COLOURS)},
-            "workers_on_map": int(state[L.WORKERS_ON_MAP + p]),
-            "workers_in_supply": L.WORKERS - int(state[L.WORKERS_ON_MAP + p]),
-            "worker_fields": [notation.field_name(state, f) for f in range(nf) if state[L.WORKER + f] == p + 1],
-            "equipment": notation.owned_pieces(state, p),
-            "buildings": [{"type": L.BUILDINGS[int(state[L.FIELD_COLOUR + f])], "field": notation.field_name(state, f)}
-                          for f in range(nf) if state[L.BUILDING + f] == p + 1],
-            "vp_tiles": int(state[L.VP_TILES_S + p]),
-            "score": {
-                "total": int(rules.final_score(state, p)),
-                "goods_triples": int(rules.goods_triples(state, p)),
-                "vp_tiles": int(state[L.VP_TILES_S + p]),
-                "equipment": int(rules.equipment_points(state, p)),
-                "buildings": {L.BUILDINGS[b]: int(rules.building_points(state, p, b)) for b in range(L.NUM_COLOURS)
-                              if (int(state[L.BUILT + p]) >> b) & 1},
-                "tiebreak_goods": int(rules.tiebreak_goods(state, p)),
-            },
-        })
-    k = int(state[L.BUILDINGS_TOTAL])
-    out: dict[str, Any] = {
-        "game": "cultivo",
-        "num_players": n,
-        "viewer": viewer_name(viewer),
-        "map": {
-            "height": int(L.MAP_H[n]),
-            "width": int(L.MAP_W[n]),
-            "places": [{"place": pl, "village": f"V{int(state[L.PLACE_TILE + pl]) + 1}",
-                        "turned": bool(state[L.PLACE_FLIP + pl])} for pl in range(int(L.NUM_PLACES[n]))],
-            "fields": [field_dict(state, f) for f in range(nf)],
-            "ascii": notation.map_ascii(state).splitlines(),
-        },
-        "market": {
-            "row_colours": [L.COLOURS[c] for c in L.MARKET_ORDER],
-            "column_colours": [L.COLOURS[c] for c in L.MARKET_ORDER],
-            "grid": market,
-            "pieces_left": int(rules.market_count(state)),
-        },
-        "stack_size": int(state[L.STACK_N]),
-        "vp_tiles_left": list(L.VP_TILES[k:]),
-        "buildings_built": k,
-        "players": players,
-        "phase": L.PHASE_NAMES[int(state[H_PHASE])],
-        "current_player": None if state[H_TERMINAL] else int(state[H_CURRENT]),
-        "turn_owner": None if state[H_TERMINAL] else int(state[H_OWNER]),
-        "start_player": int(state[L.START]),
-        "round": int(state[L.ROUND]),
-        "turns": int(state[L.TURNS]),
-        "actions_left": int(state[L.ACTIONS_LEFT]),
-        "end_triggered": bool(state[L.END_TRIGGERED]),
-        "final_round": bool(state[L.FINAL_ROUND]),
-        "action": payment_dict(state),
-        "decisions": int(state[H_DECISIONS]),
-        "terminal": bool(state[H_TERMINAL]),
-        "done_players": [p for p in range(n) if (int(state[H_DONE]) >> p) & 1],
-    }
-    if viewer == VIEW_ALL:
-        out["stack_top_first"] = [notation.piece_name(int(state[L.STACK + i]))
-                                  for i in range(int(state[L.STACK_N]) - 1, -1, -1)]
-        out["out_of_game"] = [notation.piece_name(e) for e in range(L.NUM_EQUIP) if state[L.EQUIP_LOC + e] == L.LOC_OUT]
-    return out
-
-
 # ---- positions from text ---------------------------------------------------------------------------
 def _names(text: str | list[str] | tuple[str, ...]) -> list[str]:
     if isinstance(text, str):
@@ -288,9 +290,10 @@ def _names(text: str | list[str] | tuple[str, ...]) -> list[str]:
     return list(text)
 
 
-def state_from_text(
-    num_players: int = 2,
+def state_from_ascii(
+    text: str | None = None,
     *,
+    num_players: int | None = None,
     villages: str | None = None,
     workers: dict[int, str] | None = None,
     buildings: dict[int, str] | None = None,
@@ -309,6 +312,10 @@ def state_from_text(
 ) -> np.ndarray:
     """A position at the start of an action of seat ``current`` (phase ``action``).
 
+    ``text``: the map in :func:`cultivo_env.notation.map_ascii`'s notation (read by
+    :func:`cultivo_env.notation.parse_map`): the village tiles and their directions, the workers and
+    the buildings; the player count is the map's. Without ``text`` those come from ``num_players``
+    (default 2), ``villages``, ``workers`` and ``buildings``, which a ``text`` leaves out.
     ``villages``: the tile on each place in order, e.g. ``"V3 V1* V2 ..."`` (``*`` = turned by 180
     degrees); default V1, V2, ... unturned. ``workers`` / ``buildings``: seat -> fields
     (``"V1.1 V3.2"``); a building's type is its field's colour. ``goods``: seat -> ``"r2 y5"``.
@@ -317,6 +324,22 @@ def state_from_text(
     bottom first. Pieces named nowhere leave the game. The VP tiles go to the buildings in seat
     order (the k-th building takes 8 - k).
     """
+    drawn = None
+    if text is not None:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be the map as a str (notation.map_ascii), got {short_repr(text)}; "
+                            "the player count goes in num_players=")
+        if villages is not None or workers is not None or buildings is not None:
+            raise ValueError("the map is given twice: as text and as villages / workers / buildings")
+        drawn = notation.parse_map(text)
+        if num_players is not None and num_players != drawn.num_players:
+            raise ValueError(f"the map is a {drawn.num_players}-player map, not a {num_players}-player one")
+        num_players = drawn.num_players
+        villages = " ".join(drawn.villages)
+        workers = {p: " ".join(names) for p, names in drawn.workers.items()}
+        buildings = {p: " ".join(names) for p, names in drawn.buildings.items()}
+    if num_players is None:
+        num_players = 2
     params = GAME.make_params(num_players=num_players, start_player=start_player, random_villages=False,
                               max_rounds=max_rounds)
     n = int(num_players)
@@ -332,7 +355,7 @@ def state_from_text(
             t = int(tok.rstrip("*").upper().lstrip("V")) - 1
             st[L.PLACE_TILE + pl] = t
             st[L.PLACE_FLIP + pl] = int(flip)
-        rules.assign_colours(st)
+        assign_colours(st)
     st[L.WORKER: L.WORKER + L.MAX_FIELDS] = 0
     st[L.GOODS_S: L.GOODS_S + L.MAX_PLAYERS * L.NUM_COLOURS] = 0
     for p in range(L.MAX_PLAYERS):
@@ -410,10 +433,15 @@ def state_from_text(
     st[L.TURNS] = n * round + (current - start_player) % n  # the turns since the first round began
     st[L.END_TRIGGERED] = int(end_triggered or final_round)
     st[L.FINAL_ROUND] = int(final_round)
-    rules.clear_action(st)
+    clear_action(st)
     bad = rules.check_state(st, params)
     if bad:
-        raise ValueError(f"state_from_text built a malformed state: slot {bad - 1} ({slot_name(bad - 1)})")
+        raise ValueError(f"state_from_ascii built a malformed state: slot {bad - 1} ({slot_name(bad - 1)})")
+    if drawn is not None:
+        for f, cell in enumerate(drawn.cells):
+            if notation.field_cell(st, f) != cell:
+                raise ValueError(f"map cell {cell!r}: the position has {notation.field_cell(st, f)!r} there "
+                                 "(a field's colour letter follows from its tile and position)")
     return st
 
 
@@ -423,3 +451,11 @@ def slot_name(i: int) -> str:
         if b.offset <= i < b.end:
             return f"{b.name}+{i - b.offset}" if b.size > 1 else b.name
     return "?"
+
+
+def legal_strings(state: np.ndarray) -> list[str]:
+    """The legal actions of the seat to move in ``state``, as strings
+    (:func:`cultivo_env.notation.action_to_string`), sorted; empty once the game is over."""
+    mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
+    rules.legal_mask(state, mask)
+    return sorted(notation.action_to_string(state, int(a)) for a in np.flatnonzero(mask))

@@ -27,7 +27,7 @@ Two fields are *adjacent* when their squares share an edge: directly (same place
 canal (different places).
 
 State layout (int64; the first 8 slots are the shared header of :mod:`gamecore.kernel.protocol`)
------------------------------------------------------------------------------------------
+------------------------------------------------------------------------------------------------
 {STATE_TABLE}
 
 Observation (int8, flat; seat blocks are seat-relative, the observer's first)

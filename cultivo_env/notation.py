@@ -15,15 +15,21 @@ are written ``r2 y5`` (2 red, 5 yellow), pieces ``red cart``. Actions read like:
 
 The map as text (:func:`map_ascii`) is the map grid with one cell per field: tile.position, colour
 letter, the seat of its worker and the seat of its building (``.`` none), e.g. ``3.2r0.``; ``|``
-and ``---`` mark canals between fields of different villages.
+and ``---`` mark canals between fields of different villages. :func:`parse_map` reads it back
+(:func:`cultivo_env.game.state_from_ascii` builds a position on it).
 """
 
 from __future__ import annotations
+
+import re
+from typing import NamedTuple
 
 import numpy as np
 
 from cultivo_env import layout as L
 from cultivo_env import rules
+from cultivo_env.rules.accessors import owns, place_of
+from cultivo_env.rules.turn import produce_amount
 from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE
 
 
@@ -137,7 +143,7 @@ def _amount_string(state: np.ndarray, v: int) -> str:
 
 def _stall_colour(state: np.ndarray) -> int | None:
     p = int(state[H_CURRENT])
-    stalls = [c for c in range(L.NUM_COLOURS) if rules.owns(state, p, L.STALL, c)]
+    stalls = [c for c in range(L.NUM_COLOURS) if owns(state, p, L.STALL, c)]
     k = int(state[L.STALL_K])
     return stalls[k] if k < len(stalls) else None
 
@@ -177,7 +183,7 @@ def action_to_string(state: np.ndarray, action: int) -> str:
             return f"travel from {name}"
         if ph == L.PH_STEP and int(state[L.PATH_N]) > 0:
             cur = int(state[L.PATH + int(state[L.PATH_N]) - 1])
-            canal = rules.place_of(cur) != rules.place_of(f)
+            canal = place_of(cur) != place_of(f)
             end = " (the target)" if f == int(state[L.TARGET]) else ""
             return f"step {'across a canal ' if canal else ''}to {name}{end}"
         if ph == L.PH_BUILD:
@@ -185,7 +191,7 @@ def action_to_string(state: np.ndarray, action: int) -> str:
         return f"field {name}"
     if a < L.A_SLOT:
         c = a - L.A_COLOUR
-        return f"produce {L.COLOURS[c]} (+{int(rules.produce_amount(state, p, c))})"
+        return f"produce {L.COLOURS[c]} (+{int(produce_amount(state, p, c))})"
     if a < L.A_SPLIT:
         s = a - L.A_SLOT
         v = int(state[L.MARKET + s])
@@ -268,18 +274,90 @@ def map_ascii(state: np.ndarray) -> str:
             row += cell.ljust(cw)
             right = at.get((r, c + 1))
             if c + 1 < w:
-                canal = f is not None and right is not None and rules.place_of(f) != rules.place_of(right)
+                canal = f is not None and right is not None and place_of(f) != place_of(right)
                 row += "|" if canal else " "
         lines.append(row.rstrip())
         if r + 1 < h:
             sep = ""
             for c in range(w):
                 f, g = at.get((r, c)), at.get((r + 1, c))
-                canal = f is not None and g is not None and rules.place_of(f) != rules.place_of(g)
+                canal = f is not None and g is not None and place_of(f) != place_of(g)
                 sep += ("-" * cw if canal else " " * cw) + " "
             lines.append(sep.rstrip())
     return "\n".join(lines)
 
+
+
+_CELL = re.compile(r"(\d+)\.(\d)([a-z])([0-9.])([0-9.])")
+
+
+class MapText(NamedTuple):
+    """What :func:`parse_map` reads from a map in :func:`map_ascii`'s notation."""
+
+    num_players: int
+    #: the tile on each place in order, ``"V3"`` or ``"V3*"`` (turned by 180 degrees)
+    villages: list[str]
+    #: seat -> the fields of its workers / buildings (``"V3.2"``), in field order
+    workers: dict[int, list[str]]
+    buildings: dict[int, list[str]]
+    #: each field's cell as written (field order), to check against the position built
+    cells: list[str]
+
+
+def parse_map(text: str) -> MapText:
+    """Read a map written as :func:`map_ascii` writes it: the rows of fields in order, each row's
+    cells left to right (``3.2r0.``: tile 3, position 2, colour letter, worker seat, building seat,
+    ``.`` none). Canal marks (``|``, ``---``), blank lines and the spacing are not read, so the
+    text may be indented; the player count is the map's whose rows hold that many fields each."""
+    rows = []
+    for line in text.splitlines():
+        toks = line.replace("|", " ").split()
+        if not toks or all(set(t) <= {"-"} for t in toks):
+            continue  # a blank line or a line of canals
+        for tok in toks:
+            if not _CELL.fullmatch(tok):
+                raise ValueError(f"bad map cell {tok!r}: expected e.g. 3.2r0. (tile.position, colour letter, "
+                                 "worker seat, building seat; . for none)")
+        rows.append(toks)
+    counts = [len(r) for r in rows]
+    for n in range(1, L.MAX_PLAYERS + 1):
+        nf = int(L.NUM_FIELDS[n])
+        if not nf or len(rows) != int(L.MAP_H[n]):
+            continue
+        per_row = [sorted(int(L.FIELD_RC[n, f, 1]) for f in range(nf) if L.FIELD_RC[n, f, 0] == r)
+                   for r in range(len(rows))]
+        if [len(cols) for cols in per_row] == counts:
+            break
+    else:
+        raise ValueError(f"no Cultivo map has {len(rows)} rows of {counts} fields")
+    at = {(r, c): tok for r, toks in enumerate(rows) for c, tok in zip(per_row[r], toks, strict=True)}
+    cells = [at[(int(L.FIELD_RC[n, f, 0]), int(L.FIELD_RC[n, f, 1]))] for f in range(nf)]
+    # (tile, position, colour, worker, building) of each field as written ("." for none)
+    parts = [m.groups() for m in map(_CELL.fullmatch, cells) if m is not None]
+    villages: list[str] = []
+    for pl in range(int(L.NUM_PLACES[n])):
+        fields = parts[L.FIELDS_PER_VILLAGE * pl : L.FIELDS_PER_VILLAGE * (pl + 1)]
+        tiles = {tile for tile, *_ in fields}
+        pos = [int(j) for _, j, *_ in fields]
+        if len(tiles) != 1:
+            raise ValueError(f"the fields of village place {pl} name several tiles: {sorted(tiles, key=int)}")
+        if pos == list(range(1, L.FIELDS_PER_VILLAGE + 1)):
+            turned = ""
+        elif pos == list(range(L.FIELDS_PER_VILLAGE, 0, -1)):
+            turned = "*"
+        else:
+            raise ValueError(f"the positions on village place {pl} run {pos}: neither 1..5 nor 5..1 along its Z")
+        villages.append(f"V{tiles.pop()}{turned}")
+    workers: dict[int, list[str]] = {}
+    buildings: dict[int, list[str]] = {}
+    for (tile, j, _, worker, building), cell in zip(parts, cells, strict=True):
+        for seat, into in ((worker, workers), (building, buildings)):
+            if seat == ".":
+                continue
+            if int(seat) >= n:
+                raise ValueError(f"{cell}: seat {seat} in a {n}-player game")
+            into.setdefault(int(seat), []).append(f"V{tile}.{j}")
+    return MapText(n, villages, workers, buildings, cells)
 
 def market_rows(state: np.ndarray) -> list[str]:
     """The market, one string per row: the row's colour, then each slot's piece (``-`` empty)."""

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from cultivo_env import layout as L
-from cultivo_env import notation, rules
+from cultivo_env import notation
+from cultivo_env.rules.accessors import place_of
+from cultivo_env.rules.scoring import final_score
 from gamecore.envs import render as R
-from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
+from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL, VIEW_PUBLIC
 
 #: drawing only: the colours of fields and goods
 COLOUR_RGB = ((200, 55, 45), (240, 145, 35), (95, 165, 60), (135, 90, 50), (60, 100, 205), (235, 205, 60))
@@ -35,7 +37,7 @@ PHASE_TEXT = {
 def status(state: np.ndarray) -> str:
     if state[H_TERMINAL]:
         n = int(state[H_NPLAYERS])
-        scores = ", ".join(f"player_{p} {int(rules.final_score(state, p))}" for p in range(n))
+        scores = ", ".join(f"player_{p} {int(final_score(state, p))}" for p in range(n))
         return f"Cultivo - game over after {int(state[L.ROUND])} rounds: {scores}"
     p = int(state[H_CURRENT])
     what = PHASE_TEXT[L.PHASE_NAMES[int(state[H_PHASE])]]
@@ -80,7 +82,7 @@ def seat_summary(state: np.ndarray, p: int) -> str:
     built = [L.BUILDINGS[c] for c in range(L.NUM_COLOURS) if (int(state[L.BUILT + p]) >> c) & 1]
     return (f"player_{p}: goods {goods}; workers {int(state[L.WORKERS_ON_MAP + p])}/10; "
             f"buildings {', '.join(built) or '-'}; VP tiles {int(state[L.VP_TILES_S + p])}; "
-            f"score {int(rules.final_score(state, p))}")
+            f"score {int(final_score(state, p))}")
 
 
 def seat_equipment(state: np.ndarray, p: int) -> str:
@@ -113,7 +115,12 @@ def _ink_on(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
     return R.INK if sum(rgb) > 420 else (255, 255, 255)
 
 
-def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
+def rgb(state: np.ndarray, viewer: int = VIEW_PUBLIC, scale: float = 1.0) -> np.ndarray:
+    """The whole table: the status and the travel under way, the map (fields in their colours,
+    workers, buildings, canals, the travel's path and target), the market and every seat's goods and
+    equipment. Everything drawn is public (the face-down stack shows by size only), so every
+    ``viewer`` sees the same picture; ``viewer`` is accepted, as in every game, and not used. The
+    size depends only on the player count and ``scale``."""
     n = int(state[H_NPLAYERS])
     px = int(54 * scale)
     margin = int(14 * scale)
@@ -172,7 +179,7 @@ def rgb(state: np.ndarray, scale: float = 1.0) -> np.ndarray:
         x0, y0 = margin + c * px, top + r * px
         for dr, dc in ((0, 1), (1, 0)):
             g = at.get((r + dr, c + dc))
-            if g is None or rules.place_of(f) == rules.place_of(g):
+            if g is None or place_of(f) == place_of(g):
                 continue
             if dc:
                 draw.line([x0 + px, y0, x0 + px, y0 + px], fill=(20, 30, 70), width=max(3, px // 10))

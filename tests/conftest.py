@@ -181,8 +181,8 @@ def _cache_files() -> list[Path]:
 
 
 def _kernel_name(index: Path) -> str:
-    """``calimala_env.rules.helpers.recount_board`` from the path of its cache index file (under
-``NUMBA_CACHE_DIR``, whose folders name only the source's directory: ``rules.helpers.recount_board``)."""
+    """``calimala_env.rules.accessors.recount_board`` from the path of its cache index file (under
+``NUMBA_CACHE_DIR``, whose folders name only the source's directory: ``rules.accessors.recount_board``)."""
     folder = index.parent
     if folder.name == "__pycache__":
         src = folder.parent

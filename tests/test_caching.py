@@ -86,10 +86,10 @@ def test_every_module_with_kernels_is_a_kernel_source():
 def test_kernels_of_a_rules_package_are_stamped_too():
     """Cultivo's and Calimala's rules are packages (``<game>_env/rules/*.py``): their kernels get the
     stamped locators, and the digest of their game covers every module of the package."""
-    from calimala_env.rules import helpers
+    from calimala_env.rules import accessors
     from cultivo_env.rules import travel
 
-    for module, kernel in ((travel, travel.travel_search), (helpers, helpers.recount_board)):
+    for module, kernel in ((travel, travel.travel_search), (accessors, accessors.recount_board)):
         path = Path(module.__file__)
         assert gjit._project_package(str(path)) == module.__name__.partition(".")[0]
         assert type(kernel._cache._impl.locator).__name__.startswith("Stamped")

@@ -76,6 +76,16 @@ def every_stone(carousel: list[str], verb: str, suffix: str = "") -> list[str]:
     return sorted(out)
 
 
+def test_state_from_ascii_reads_the_boards_from_one_text_or_one_per_seat():
+    boards = [EMPTY, "bk b* .. .. ..\n.. .. .. .. ..\n.. .. .. .. ..\n.. .. .. .. ..\n.. .. .. .. yt", EMPTY]
+    carousel = ["r", "yb", "ypg", "rbgp", "yrbgp", ""]
+    one = state_from_ascii(boards, carousel=carousel)
+    assert np.array_equal(state_from_ascii("\n\n".join(boards), carousel=carousel), one)
+    assert notation.board_rows(one, 1)[0] == "bk b* .. .. .."
+    with pytest.raises(ValueError, match="5 rows each"):
+        state_from_ascii(EMPTY + "\n.. .. .. .. ..", carousel=carousel)
+
+
 # ---- components and setup ---------------------------------------------------------------------------
 def test_each_colour_has_20_motif_tiles_and_5_bonus_tiles():
     assert L.KIND_COPIES.tolist() == [4, 4, 4, 4, 4, 5]

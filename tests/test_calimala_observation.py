@@ -9,7 +9,9 @@ import pytest
 import calimala_env
 from calimala_env import layout as L
 from calimala_env import notation, rules
-from calimala_env.game import GAME, position
+from calimala_env.game import GAME, state_from_ascii
+from calimala_env.rules.scoring import final_scoring, score_tile
+from calimala_env.rules.turn import place_disc, start_activation
 from gamecore.envs.encoding import ObsEncoder
 from gamecore.kernel.layout import table_by_count
 from gamecore.kernel.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL
@@ -37,7 +39,7 @@ def seat_row(v: dict[str, np.ndarray], rel: int, field: str) -> np.ndarray:
 
 
 def at(text: str) -> calimala_env.raw_env:
-    st = position(text)
+    st = state_from_ascii(text)
     env = calimala_env.raw_env(num_players=int(st[1]),
                                action_layout=[L.ACTION_NAMES[int(t)] for t in st[L.LAYOUT: L.LAYOUT + 9]])
     env.reset(seed=0)
@@ -47,9 +49,9 @@ def at(text: str) -> calimala_env.raw_env:
 
 def lower_disc(p2_line: str, street: str, extra: str = "") -> calimala_env.raw_env:
     """Seat 2 owns the disc under seat 0's new one on ``street`` and decides for it now."""
-    st = position(BARE + f"street {street}: 2\np2: {p2_line}\n{extra}")
-    rules.place_disc(st, notation.parse_street(street), 0)
-    rules.start_activation(st, 1)
+    st = state_from_ascii(BARE + f"street {street}: 2\np2: {p2_line}\n{extra}")
+    place_disc(st, notation.parse_street(street), 0)
+    start_activation(st, 1)
     env = at(BARE)
     env.set_state(st)
     return env
@@ -172,10 +174,10 @@ def test_the_vp_bound_is_what_a_seat_first_alone_in_every_scoring_gets(n, bound)
     lines += [f"p{p}: kept {k}" for p, k in enumerate(kept)]
     if n < 5:
         lines.append("faceup Barcelona")
-    st = position("\n".join(lines))
+    st = state_from_ascii("\n".join(lines))
     for _ in range(L.NUM_SEATS):
-        rules.score_tile(st, np.int64(-1))
-    rules.final_scoring(st)
+        score_tile(st, np.int64(-1))
+    final_scoring(st)
     assert int(st[L.VP]) == bound and not st[L.VP + 1: L.VP + n].any()
     for seat in range(n):
         assert seat_row(views(st, seat), (0 - seat) % n, "vp").tolist() == [bound]
@@ -197,13 +199,13 @@ def test_the_documented_vp_range_is_the_bound(n):
 
 def test_beyond_the_bound_only_a_hand_built_position_clips_at_127():
     for vp in (70, 127, 128, 500):
-        st = position(f"players 3\np1: vp {vp}")
+        st = state_from_ascii(f"players 3\np1: vp {vp}")
         assert seat_row(views(st, 0), 1, "vp").tolist() == [min(vp, 127)]
 
 
 def test_a_hand_of_every_card_is_shown_unclipped():
     hand = " ".join(name for t, name in enumerate(L.ACTION_NAMES) for _ in range(L.CARD_COPIES[t]))
-    st = position(f"players 3\np1: hand {hand}")
+    st = state_from_ascii(f"players 3\np1: hand {hand}")
     v = views(st, 1)
     assert seat_row(v, 0, "hand_count").tolist() == [L.NUM_CARDS]
     assert seat_row(views(st, 0), 1, "hand_count").tolist() == [L.NUM_CARDS]
@@ -287,7 +289,7 @@ def test_multi_axis_blocks_have_their_shapes(n):
 
 
 def test_a_seat_row_is_that_seats_mat():
-    st = position(BARE + "p1: wood 1 brick 2 marble 3 cloth 4 1 ships 2 houses Bruges vp 9\n"
+    st = state_from_ascii(BARE + "p1: wood 1 brick 2 marble 3 cloth 4 1 ships 2 houses Bruges vp 9\n"
                   "city Hamburg: 0 5 0\ncontrib croce brick: 0 2 0\nart miniato: 0 1 0")
     v = views(st, 2)
     row = 2  # seat 1 seen from seat 2: (1 - 2) mod 3

@@ -6,7 +6,7 @@ Positions come from two sources:
 * random games at 3, 4 and 5 players (uniformly random legal decisions), recorded once per player
   count: the position right after each council tile is scored (the seat just taken is in it),
   the finished game, and the positions where a seat must place a disc with a modest hand;
-* positions built from text with the engine's position builder (``calimala_env.game.position``):
+* positions built from text with the engine's position builder (``calimala_env.game.state_from_ascii``):
   small values and random council histories, so that every step of the tie-break chain decides
   some award, and random mats, boards and hands (a few large ones) for the placement rule.
 
@@ -28,7 +28,10 @@ import pytest
 
 from calimala_env import layout as L
 from calimala_env import rules
-from calimala_env.game import GAME, position
+from calimala_env.game import GAME, state_from_ascii
+from calimala_env.rules.accessors import hand_count
+from calimala_env.rules.mat import VLEN, can_do, fill_mat, search_achievable
+from calimala_env.rules.scoring import award, category_value, final_scoring
 from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL, VIEW_ALL
 from reference import calimala_reference as ref
 
@@ -108,13 +111,13 @@ def vp(state: np.ndarray) -> list[int]:
 def engine_award(state: np.ndarray, cat: int, points: np.ndarray) -> list[int]:
     """The VP the engine's award kernel gives for category ``cat`` on this position."""
     s = state.copy()
-    rules.award(s, np.int64(cat), points)
+    award(s, np.int64(cat), points)
     return [a - b for a, b in zip(vp(s), vp(state), strict=True)]
 
 
 def engine_final(state: np.ndarray) -> list[int]:
     s = state.copy()
-    rules.final_scoring(s)
+    final_scoring(s)
     return [a - b for a, b in zip(vp(s), vp(state), strict=True)]
 
 
@@ -157,9 +160,9 @@ def placeable(state: np.ndarray) -> set[int]:
 def engine_achievable(state: np.ndarray, seat: int) -> set[str]:
     """The actions the engine's card-play search says ``seat`` can carry out, now or after playing
     cards from its hand: all nine asked at once, not only the two of some street."""
-    v = np.zeros(rules.VLEN, dtype=np.int64)
-    rules.fill_mat(state, np.int64(seat), v)
-    bits = int(rules.search_achievable(v, np.int64((1 << L.NUM_TYPES) - 1), np.int64(0)))
+    v = np.zeros(VLEN, dtype=np.int64)
+    fill_mat(state, np.int64(seat), v)
+    bits = int(search_achievable(v, np.int64((1 << L.NUM_TYPES) - 1), np.int64(0)))
     return {a for t, a in enumerate(L.ACTION_NAMES) if bits >> t & 1}
 
 
@@ -211,7 +214,7 @@ def compare_awards(state: np.ndarray, pos: dict, cov: Coverage, where: str) -> N
     values = ref.category_values(pos)
     values["Palazzo Vecchio"] = ref.final_card_values(pos, "Palazzo Vecchio")
     for cat, name in enumerate(L.CATEGORY_NAMES):
-        assert values[name] == [int(rules.category_value(state, cat, p)) for p in range(nplayers(state))], \
+        assert values[name] == [int(category_value(state, cat, p)) for p in range(nplayers(state))], \
             (where, name)
         for points in (L.COUNCIL_PTS, L.FINAL_PTS):
             want = ref.rank_award(values[name], pos, tuple(int(x) for x in points))
@@ -253,7 +256,7 @@ def record(n: int) -> Record:
         rules.init(st, params, np.int64(1000 * n + seed))
         while not st[H_TERMINAL]:
             rules.legal_mask(st, mask)
-            if (st[H_PHASE] == L.PH_PLACE and rules.hand_count(st, st[H_CURRENT]) <= MAX_HAND
+            if (st[H_PHASE] == L.PH_PLACE and hand_count(st, st[H_CURRENT]) <= MAX_HAND
                     and len(rec.placements) < PLACEMENTS_PER_COUNT * (seed + 1) // GAMES_PER_COUNT
                     and rng.random() < 0.3):  # spread over the games and over each game
                 rec.placements.append(st.copy())
@@ -344,9 +347,9 @@ def without_hand(pos: dict, seat: int) -> dict:
 
 def engine_can_do(st: np.ndarray, seat: int) -> set[str]:
     """The actions the engine says ``seat`` can carry out at least partly now (no cards)."""
-    v = np.zeros(rules.VLEN, dtype=np.int64)
-    rules.fill_mat(st, np.int64(seat), v)
-    return {a for t, a in enumerate(L.ACTION_NAMES) if rules.can_do(v, np.int64(t))}
+    v = np.zeros(VLEN, dtype=np.int64)
+    fill_mat(st, np.int64(seat), v)
+    return {a for t, a in enumerate(L.ACTION_NAMES) if can_do(v, np.int64(t))}
 
 
 def check_placement(st: np.ndarray, counts: dict) -> None:
@@ -470,7 +473,7 @@ def test_placement_on_built_positions_matches_the_reference():
     rng = np.random.default_rng(2024)
     counts = dict.fromkeys(("positions", "cards matter", "cards change the streets", "anywhere"), 0)
     while counts["positions"] < BUILT_PLACEMENTS:
-        st = position(random_placement_text(rng), seed=int(rng.integers(1 << 30)))
+        st = state_from_ascii(random_placement_text(rng), seed=int(rng.integers(1 << 30)))
         check_placement(st, counts)
     assert counts["cards change the streets"] >= 40 and counts["anywhere"] >= 5, counts
     print(counts)
@@ -483,7 +486,7 @@ def test_placement_with_large_hands_matches_the_reference():
     rng = np.random.default_rng(2025)
     counts = dict.fromkeys(("positions", "cards matter", "cards change the streets", "anywhere"), 0)
     while counts["positions"] < LARGE_HAND_PLACEMENTS:
-        st = position(random_placement_text(rng, LARGE_HANDS), seed=int(rng.integers(1 << 30)))
+        st = state_from_ascii(random_placement_text(rng, LARGE_HANDS), seed=int(rng.integers(1 << 30)))
         check_placement(st, counts)
     assert counts["cards matter"] >= LARGE_HAND_PLACEMENTS // 4, counts
     print(counts)
@@ -529,7 +532,7 @@ def test_scoring_on_built_positions_matches_the_reference_and_every_tie_break_de
     built = 0
     while built < BUILT_TIE_POSITIONS:
         try:
-            st = position(random_tie_text(rng), seed=built)
+            st = state_from_ascii(random_tie_text(rng), seed=built)
         except ValueError:  # e.g. more seats than a player has discs: draw again
             continue
         built += 1

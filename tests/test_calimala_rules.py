@@ -8,7 +8,11 @@ import pytest
 import calimala_env
 from calimala_env import layout as L
 from calimala_env import notation, rules
-from calimala_env.game import GAME, legal_strings, position
+from calimala_env.game import GAME, legal_strings, state_from_ascii
+from calimala_env.rules.accessors import art_free, church_free, city_free, hand_count
+from calimala_env.rules.mat import VLEN, can_do, fill_mat, search_achievable
+from calimala_env.rules.scoring import award, category_value, final_scoring
+from calimala_env.rules.turn import place_disc, start_activation
 from gamecore.kernel.protocol import H_CURRENT, H_OWNER, H_PHASE, H_TERMINAL, VIEW_ALL
 
 P = L.MAX_PLAYERS
@@ -26,7 +30,7 @@ def tiles_with(first: list[str]) -> str:
 
 
 def at(text: str, seed: int = 0) -> calimala_env.raw_env:
-    st = position(text, seed)
+    st = state_from_ascii(text, seed)
     n = int(st[1])
     opts = {"num_players": n, "start_player": int(st[L.START])}
     if text.find("layout") >= 0:
@@ -492,9 +496,9 @@ def test_with_deck_and_discard_pile_empty_no_card_is_drawn():
 def lower_disc(p2_line: str, street: str = "a1-b1", extra: str = "") -> calimala_env.raw_env:
     """Seat 2 owns the disc under seat 0's new one on ``street`` and now decides for it (both
     actions pending); seat 0's own activation is skipped in building the position."""
-    st = position(BARE + f"street {street}: 2\np2: {p2_line}\n{extra}")
-    rules.place_disc(st, notation.parse_street(street), 0)
-    rules.start_activation(st, 1)
+    st = state_from_ascii(BARE + f"street {street}: 2\np2: {p2_line}\n{extra}")
+    place_disc(st, notation.parse_street(street), 0)
+    start_activation(st, 1)
     env = at(BARE)
     env.set_state(st)
     assert int(env.state_array[H_CURRENT]) == 2 and int(env.state_array[H_OWNER]) == 0
@@ -687,7 +691,7 @@ seats 1
 
 
 def test_category_values():
-    st = position(SCORED)
+    st = state_from_ascii(SCORED)
     want = {
         "Barcelona": [1, 0, 2], "Lisbon": [0, 3, 0], "London": [0, 0, 0], "Troyes": [2, 0, 0],
         "Bruges": [0, 0, 0], "Hamburg": [0, 0, 1],
@@ -699,14 +703,14 @@ def test_category_values():
         "Palazzo Vecchio": [1, 1, 1],  # seats + council artworks
     }
     for cat, name in enumerate(L.CATEGORY_NAMES):
-        assert [int(rules.category_value(st, cat, p)) for p in range(3)] == want[name], name
+        assert [int(category_value(st, cat, p)) for p in range(3)] == want[name], name
 
 
 def scored(text: str, category: str, points=L.COUNCIL_PTS) -> list[int]:
-    st = position(text)
+    st = state_from_ascii(text)
     n = int(st[1])
     before = st[L.VP: L.VP + n].copy()
-    rules.award(st, L.CATEGORY_NAMES.index(category), points)
+    award(st, L.CATEGORY_NAMES.index(category), points)
     return [int(x) for x in st[L.VP: L.VP + n] - before]
 
 
@@ -752,13 +756,13 @@ def test_still_tied_the_points_of_the_places_are_shared_rounded_down():
 
 def test_final_cards_score_5_3_1_with_the_same_ties_and_the_face_up_card_with_3_or_4_players():
     text = lisbon("3 2 1", "faceup Troyes\ncity Troyes: 0 0 4\np0: kept Lisbon\np1: kept Bruges\np2: kept Hamburg")
-    st = position(text)
-    rules.final_scoring(st)
+    st = state_from_ascii(text)
+    final_scoring(st)
     assert [int(x) for x in st[L.VP: L.VP + 3]] == [5, 3, 1 + 5]
     assert scored(lisbon("2 2 0", "seats 1"), "Lisbon", L.FINAL_PTS) == [3, 5, 0]
-    st = position(lisbon("1 1 2 3 4", "p4: kept Lisbon", n=5))
+    st = state_from_ascii(lisbon("1 1 2 3 4", "p4: kept Lisbon", n=5))
     assert int(st[L.FACE_UP]) == 0
-    rules.final_scoring(st)
+    final_scoring(st)
     assert [int(x) for x in st[L.VP: L.VP + 5]] == [0, 0, 1, 3, 5]
 
 
@@ -767,11 +771,11 @@ def test_palazzo_vecchio_final_card_counts_seats_and_council_artworks():
 
 
 def test_most_vp_wins_then_seats_plus_council_artworks_then_shared():
-    st = position("players 3\nseats 1\np0: vp 10\np1: vp 10\np2: vp 9")
+    st = state_from_ascii("players 3\nseats 1\np0: vp 10\np1: vp 10\np2: vp 9")
     keys = np.zeros(3)
     rules.rank_keys(st, keys)
     assert keys[1] > keys[0] > keys[2]
-    st = position("players 3\np0: vp 10\np1: vp 10\np2: vp 9")
+    st = state_from_ascii("players 3\np0: vp 10\np1: vp 10\np2: vp 9")
     rules.rank_keys(st, keys)
     assert keys[0] == keys[1] > keys[2]
 
@@ -924,7 +928,7 @@ def test_resample_redeals_only_what_the_seat_cannot_see(n):
             assert rules.check_state(other, params) == 0 and GAME.invariant_errors(other) == []
             assert views(other, p) == views(st, p)
             for q in range(n):  # hand sizes and publicly known cards never change
-                assert rules.hand_count(other, q) == rules.hand_count(st, q)
+                assert hand_count(other, q) == hand_count(st, q)
                 known = slice(L.KNOWN + 9 * q, L.KNOWN + 9 * q + 9)
                 assert np.array_equal(other[known], st[known])
             if GAME.to_dict(other, VIEW_ALL) != GAME.to_dict(st, VIEW_ALL):
@@ -937,7 +941,7 @@ def test_resample_redeals_only_what_the_seat_cannot_see(n):
 def test_resample_keeps_a_hand_that_lets_the_placing_player_carry_out_its_action():
     # seat 0 must play its (unknown to the others) Marble card to carry out Artwork
     text = BARE + "p0: hand Marble"
-    st = position(text)
+    st = state_from_ascii(text)
     env = at(text)
     env.set_state(st)
     play(env, "place coloured on street a2-a3")
@@ -1126,13 +1130,13 @@ def random_mat_position(rng) -> tuple[str, dict]:
     lines.append(f"p0: wood {wh[0]} brick {wh[1]} marble {wh[2]} cloth {' '.join(map(str, cloth))} ships {ships}"
                  + (f" houses {hs}" if hs else "") + (f" hand {cards}" if cards else ""))
     text = "\n".join(lines)
-    st = position(text)
+    st = state_from_ascii(text)
     m = {
         "hand": hand, "wh": wh, "reserve": int(st[L.RESERVE]), "cloth": cloth, "ships": ships, "houses": houses,
-        "trade_free": [int(rules.city_free(st, 3 + k)) for k in range(3)],
-        "port_free": [int(rules.city_free(st, c)) for c in range(3)],
-        "church_free": [[int(rules.church_free(st, b, r)) for r in range(3)] for b in range(3)],
-        "art_free": [int(rules.art_free(st, b)) for b in range(4)],
+        "trade_free": [int(city_free(st, 3 + k)) for k in range(3)],
+        "port_free": [int(city_free(st, c)) for c in range(3)],
+        "church_free": [[int(church_free(st, b, r)) for r in range(3)] for b in range(3)],
+        "art_free": [int(art_free(st, b)) for b in range(4)],
     }
     return text, m
 
@@ -1142,16 +1146,16 @@ def test_the_card_play_search_finds_exactly_what_any_sequence_of_real_choices_ca
     nontrivial = 0
     for _ in range(250):
         text, m = random_mat_position(rng)
-        st = position(text)
-        v = np.zeros(rules.VLEN, dtype=np.int64)
-        rules.fill_mat(st, 0, v)
-        direct = {t for t in range(9) if rules.can_do(v, t)}
+        st = state_from_ascii(text)
+        v = np.zeros(VLEN, dtype=np.int64)
+        fill_mat(st, 0, v)
+        direct = {t for t in range(9) if can_do(v, t)}
         assert direct == {t for t in range(9) if _py_feasible(m, t)}, text
         want = brute_force_achievable(m)
         for goal in ((1 << 9) - 1, 1 << int(rng.integers(9)), int(rng.integers(1, 1 << 9))):
-            got = rules.search_achievable(v, goal, False)
+            got = search_achievable(v, goal, False)
             assert {t for t in range(9) if (got >> t) & 1} == {t for t in want if (goal >> t) & 1}, text
-            assert bool(rules.search_achievable(v, goal, True)) == any((goal >> t) & 1 for t in want), text
+            assert bool(search_achievable(v, goal, True)) == any((goal >> t) & 1 for t in want), text
         nontrivial += want != direct
     assert nontrivial > 30
 

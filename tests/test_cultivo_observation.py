@@ -13,7 +13,7 @@ from test_cultivo_rules import at, play, strings  # the rules tests' position he
 import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation
-from cultivo_env.game import GAME, state_from_text
+from cultivo_env.game import GAME, state_from_ascii
 from gamecore.kernel.protocol import H_CURRENT, H_NPLAYERS, H_PHASE, H_TERMINAL
 
 GRAY = {0: "V3.2", 1: "V6.1"}
@@ -174,7 +174,7 @@ def test_the_fields_passed_are_flagged_while_the_travel_is_paid():
     (12_800, [127, 99, 1]), (10**9, [127, 99, 1]),
 ])
 def test_goods_are_hundreds_and_the_rest_with_a_saturation_flag(held, shown):
-    st = state_from_text(3, workers={0: "V3.2", 1: "V6.1", 2: "V7.1"})
+    st = state_from_ascii(num_players=3, workers={0: "V3.2", 1: "V6.1", 2: "V7.1"})
     st[L.GOODS_S + L.NUM_COLOURS * 1 + L.BLUE] = held
     for seat in range(3):
         goods = views(st, seat)["GOODS"]
@@ -185,7 +185,7 @@ def test_goods_are_hundreds_and_the_rest_with_a_saturation_flag(held, shown):
 @pytest.mark.parametrize(("rounds", "shown"), [(0, [0, 0]), (127, [1, 27]), (128, [1, 28]), (9_999, [99, 99]),
                                                (10_000, [100, 0])])
 def test_rounds_are_hundreds_and_the_rest(rounds, shown):
-    st = state_from_text(2, workers=GRAY, round=min(rounds, 9_999), max_rounds=10_000)
+    st = state_from_ascii(num_players=2, workers=GRAY, round=min(rounds, 9_999), max_rounds=10_000)
     st[L.ROUND] = rounds  # the cap (max_rounds <= 10000) is the largest value the rules reach
     assert views(st, 0)["ROUND"].tolist() == shown
     hi = GAME.obs_high_vector(GAME.make_params(2))
@@ -195,7 +195,7 @@ def test_rounds_are_hundreds_and_the_rest(rounds, shown):
 
 @pytest.mark.parametrize("amount", [0, 99, 127, 128, 150, L.MAX_AMOUNT - 1])
 def test_payments_are_hundreds_and_the_rest(amount):
-    st = state_from_text(3, workers={0: "V3.2", 1: "V6.1", 2: "V7.1"})
+    st = state_from_ascii(num_players=3, workers={0: "V3.2", 1: "V6.1", 2: "V7.1"})
     st[L.AGG + L.NUM_COLOURS * L.SUPPLY + L.YELLOW] = amount
     st[L.AGG + L.NUM_COLOURS * 2 + L.RED] = amount
     for seat in range(3):

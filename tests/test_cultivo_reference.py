@@ -3,7 +3,7 @@ written from docs/rules/cultivo.md without reading the engine).
 
 Action outcomes. At a position where the turn owner is at the ``action`` decision, the engine's decision
 tree of each action kind is walked: every legal decision (``rules.legal_mask``) applied to a copy
-(``rules.apply_decision``, forced decisions included, exactly what ``rules.apply``'s auto-advance would
+(``apply_decision``, forced decisions included, exactly what ``rules.apply``'s auto-advance would
 take), until the action is complete: ``complete_action`` clears the action in progress (``ACT`` back
 to ``ACT_NONE``; the exchange of the 8th / 9th worker and the refill choice keep it set), whatever
 comes next (the owner's next action, another seat's turn, the end). Each leaf gives one outcome in the
@@ -12,7 +12,7 @@ outcomes must equal the reference's. Every node inside an action has a legal dec
 and a few leaves per tree are replayed with ``rules.apply`` (the env's path) to the same state.
 
 Positions: random games (uniform random decisions, seeded) at 2, 3 and 4 players, sampled at ``action``
-decisions; and positions from the text builder (``state_from_text``) generated around carts, barges,
+decisions; and positions from the text builder (``state_from_ascii``) generated around carts, barges,
 scales, market stalls, borrowing, tools, barrels, the 8th-10th workers and refills, plus a few
 hand-made ones for the interpretation points (scales on a shared payment, a stall for placement
 wheat, a purchase's own piece, when the refill choice is offered). Trees over a node cap are skipped
@@ -39,7 +39,9 @@ import pytest
 import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
-from cultivo_env.game import state_from_text, to_dict
+from cultivo_env.game import GAME, state_from_ascii
+from cultivo_env.rules.accessors import owner, owns
+from cultivo_env.rules.step import apply_decision
 from gamecore.kernel.protocol import H_CURRENT, H_DECISIONS, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
 from reference import cultivo_reference as ref
 
@@ -81,7 +83,7 @@ def ref_piece(name: str) -> tuple[str, int]:
 
 def reference_position(state: np.ndarray) -> dict:
     """The position as the reference reads it, from the engine's public dict."""
-    d = to_dict(state)
+    d = GAME.to_dict(state)
     index = {f["name"]: f["field"] for f in d["map"]["fields"]}
     fields = [{"x": f["col"], "y": f["row"], "village": f["place"], "colour": L.COLOURS.index(f["colour"])}
               for f in d["map"]["fields"]]
@@ -103,7 +105,7 @@ def all_goods(state: np.ndarray) -> tuple[tuple[int, ...], ...]:
 
 
 def describe(state: np.ndarray) -> str:
-    d = to_dict(state)
+    d = GAME.to_dict(state)
     lines = [notation.map_ascii(state), *notation.market_rows(state), f"stack {d['stack_size']}"]
     for p in d["players"]:
         lines.append(f"player_{p['seat']}: goods {notation.goods_text([p['goods'][c] for c in L.COLOURS])}, "
@@ -130,7 +132,7 @@ def walk_action(root: np.ndarray, kind: int, cap: int):
     mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
     forced = rules.legal_mask(root, mask) == 1
     first = root.copy()
-    rules.apply_decision(first, L.A_KIND + kind)
+    apply_decision(first, L.A_KIND + kind)
     todo = [(first, ((L.PH_ACTION, L.A_KIND + kind, forced, None),))]
     leaves = []
     nodes = 0
@@ -152,7 +154,7 @@ def walk_action(root: np.ndarray, kind: int, cap: int):
             a = int(a)
             tag = pay_tag(state, a) if ph == L.PH_PAY else None
             child = state.copy()
-            rules.apply_decision(child, a)
+            apply_decision(child, a)
             todo.append((child, (*path, (ph, a, count == 1, tag))))
     leaves.reverse()
     return leaves, nodes, dead
@@ -239,20 +241,20 @@ def note_features(kind: int, root: np.ndarray, path, outcome, features: collecti
             features["refill_choice"] += 1
     if travel:  # what the payer could pay with (the leaf's means are not decisions any more)
         for kind_eq, name in ((L.CART, "cart"), (L.BARGE, "barge")):
-            owners = {int(rules.owner(root, L.NUM_COLOURS * kind_eq + c)) for c in range(L.NUM_COLOURS)}
+            owners = {int(owner(root, L.NUM_COLOURS * kind_eq + c)) for c in range(L.NUM_COLOURS)}
             if p in owners:
                 features["own_" + name] += 1
             if owners - {p, -1}:
                 features["borrowed_" + name] += 1
-        if any(rules.owns(root, p, L.STALL, c) for c in range(L.NUM_COLOURS)):
+        if any(owns(root, p, L.STALL, c) for c in range(L.NUM_COLOURS)):
             features["stall"] += 1
             if kind == L.ACT_PLACE and root[L.WORKERS_ON_MAP + p] >= 4:
                 features["stall_for_wheat_with_placement_wheat"] += 1
         if any(root[L.WORKER + f] not in (0, p + 1) for f in range(int(L.NUM_FIELDS[n]))):
             features["share"] += 1
-    if any(rules.owns(root, p, L.SCALES, c) for c in range(L.NUM_COLOURS)) and kind != L.ACT_PRODUCE:
+    if any(owns(root, p, L.SCALES, c) for c in range(L.NUM_COLOURS)) and kind != L.ACT_PRODUCE:
         features["payer_with_scales"] += 1
-    if kind == L.ACT_PRODUCE and rules.owns(root, p, L.TOOL, outcome[0]):
+    if kind == L.ACT_PRODUCE and owns(root, p, L.TOOL, outcome[0]):
         features["tool"] += 1
     if kind == L.ACT_ACQUIRE and outcome[4]:
         features["barrel"] += 1
@@ -432,8 +434,8 @@ def built_position(rng: random.Random, scenario: str) -> np.ndarray:
     if n > 2 and (scenario == "refill" or rng.random() < 0.5):
         k = rng.choice([5, 5, 6, L.STACK_SIZE[n]])
         stack = ", ".join(PIECES[pieces.pop()] for _ in range(min(k, L.STACK_SIZE[n], len(pieces))))
-    return state_from_text(
-        n, villages=" ".join(f"V{t + 1}{'*' if tu else ''}" for t, tu in zip(tiles, turned, strict=True)),
+    return state_from_ascii(
+        num_players=n, villages=" ".join(f"V{t + 1}{'*' if tu else ''}" for t, tu in zip(tiles, turned, strict=True)),
         workers={q: " ".join(names[f] for f in fs) for q, fs in workers.items()},
         buildings={q: " ".join(names[f] for f in fs) for q, fs in buildings.items()},
         goods=goods, equipment={q: ", ".join(PIECES[e] for e in es) for q, es in equipment.items()},
@@ -497,9 +499,9 @@ HAND_REFILLS = {
 def built_positions():
     res = Results()
     for name, kw in HAND_POSITIONS.items():
-        compare_position(state_from_text(2, **kw), name, BUILT_NODE_CAP, res)
+        compare_position(state_from_ascii(num_players=2, **kw), name, BUILT_NODE_CAP, res)
     for name, kw in HAND_REFILLS.items():
-        st = state_from_text(3, workers={0: "V3.2", 1: "V6.1", 2: "V5.5"}, **kw)
+        st = state_from_ascii(num_players=3, workers={0: "V3.2", 1: "V6.1", 2: "V5.5"}, **kw)
         compare_position(st, name, BUILT_NODE_CAP, res)
     rng = random.Random(2025)
     for scenario in SCENARIOS:
@@ -580,25 +582,25 @@ def test_the_interpretation_points_reach_both_outcome_sets():
     """The readings the rules page fixes, each as an outcome both sides offer (or neither)."""
     # scales count the supply half of a share: 1 red to player_1, 2 red to the supply (the half and
     # the own red cart), the red scales take 1: 2 red paid of 2
-    st = state_from_text(2, **HAND_POSITIONS["scales_and_a_share"])
+    st = state_from_ascii(num_players=2, **HAND_POSITIONS["scales_and_a_share"])
     v51, v54 = notation.parse_field(st, "V5.1"), notation.parse_field(st, "V5.4")
     want = (v51, v54, ((0, 0, 0, 2, 1, 1), (1, 0, 0, 0, 0, 0)))
     for side in outcome_sets(st, L.ACT_MOVE):
         assert want in side
     # two shares of blue: 2 blue to the supply, the blue scales take 1: 3 blue pay for both
-    st = state_from_text(2, **HAND_POSITIONS["scales_and_two_shares"])
+    st = state_from_ascii(num_players=2, **HAND_POSITIONS["scales_and_two_shares"])
     want = (notation.parse_field(st, "V1.2"), notation.parse_field(st, "V5.5"),
             ((0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 2, 1)))
     for side in outcome_sets(st, L.ACT_MOVE):
         assert want in side
     # a market stall replaces the placement wheat (the 5th worker's, no wheat held)
-    st = state_from_text(2, **HAND_POSITIONS["stall_for_placement_wheat"])
+    st = state_from_ascii(num_players=2, **HAND_POSITIONS["stall_for_placement_wheat"])
     v35 = notation.parse_field(st, "V3.5")
     for side in outcome_sets(st, L.ACT_PLACE):
         assert side == {(v35, ((0, 0, 0, 1, 1, 0), (0, 0, 0, 0, 0, 0)), False),
                         (v35, ((0, 0, 1, 1, 0, 0), (0, 0, 0, 0, 0, 0)), False)}
     # the piece bought does not act on its own purchase: 5 red do not buy the red scales (6 red)
-    st = state_from_text(2, **HAND_POSITIONS["purchase_own_piece"])
+    st = state_from_ascii(num_players=2, **HAND_POSITIONS["purchase_own_piece"])
     for side in outcome_sets(st, L.ACT_ACQUIRE):
         assert {o[:2] for o in side} == {(0, 2), (1, 1), (2, 0)}
     # the refill choice: only when a purchase empties a row and a column at once and the stack holds 5
@@ -606,7 +608,7 @@ def test_the_interpretation_points_reach_both_outcome_sets():
                                            (2, 2, "row"), (2, 2, "col")}),
                         ("refill_column_only", {(0, 0, None), (0, 1, None)}),
                         ("refill_short_stack", {(0, 0, None)})):
-        st = state_from_text(3, workers={0: "V3.2", 1: "V6.1", 2: "V5.5"}, **HAND_REFILLS[name])
+        st = state_from_ascii(num_players=3, workers={0: "V3.2", 1: "V6.1", 2: "V5.5"}, **HAND_REFILLS[name])
         for side in outcome_sets(st, L.ACT_ACQUIRE):
             assert {o[:3] for o in side} == slots, name
 
@@ -615,7 +617,7 @@ def test_the_interpretation_points_reach_both_outcome_sets():
 # Tests: final scoring
 # =====================================================================================================
 def engine_breakdown(state: np.ndarray, p: int) -> dict:
-    score = to_dict(state)["players"][p]["score"]
+    score = GAME.to_dict(state)["players"][p]["score"]
     out = {"goods": score["goods_triples"], "vp_tiles": score["vp_tiles"], "equipment": score["equipment"],
            "total": score["total"], "goods_left": score["tiebreak_goods"]}
     for name in L.BUILDINGS:
@@ -673,9 +675,9 @@ SCORING_POSITIONS = [
 
 def test_final_scores_and_winners_match_the_reference_in_built_positions():
     for kw in SCORING_POSITIONS:
-        check_scoring(state_from_text(2, **kw))
+        check_scoring(state_from_ascii(num_players=2, **kw))
     for kw in list(HAND_POSITIONS.values()):
-        check_scoring(state_from_text(2, **kw))
+        check_scoring(state_from_ascii(num_players=2, **kw))
     rng = random.Random(7)
     for scenario in SCENARIOS:
         for _ in range(4):

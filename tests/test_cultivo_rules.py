@@ -1,5 +1,5 @@
 """Cultivo, one test per clause of docs/rules/cultivo.md; the rulebook's worked examples on equivalent
-situations of the reconstructed map. Positions are built from text (:func:`state_from_text`).
+situations of the reconstructed map. Positions are built from text (:func:`state_from_ascii`).
 
 The 2-player map with the village tiles in order (``random_villages=False``), one cell per field:
 tile.position, colour letter (r o g w=brown b=blue y), worker seat, building seat; ``|`` and
@@ -28,16 +28,19 @@ import pytest
 import cultivo_env
 from cultivo_env import layout as L
 from cultivo_env import notation, rules
-from cultivo_env.game import GAME, state_from_text
+from cultivo_env.game import GAME, state_from_ascii
+from cultivo_env.rules.accessors import place_of
+from cultivo_env.rules.scoring import building_points, final_score, goods_triples
+from cultivo_env.rules.travel import S_CANAL, S_FOREIGN, load_context, new_ws, no_dearer, summary_feasible
 from gamecore.envs import render as R
 from gamecore.kernel.protocol import H_PHASE, H_TERMINAL, VIEW_ALL, VIEW_PUBLIC
 
 
 def at(num_players: int = 2, **kw) -> cultivo_env.raw_env:
-    """An env (villages in order) in the position described by ``kw`` (see state_from_text)."""
+    """An env (villages in order) in the position described by ``kw`` (see state_from_ascii)."""
     env = cultivo_env.raw_env(num_players=num_players, random_villages=False)
     env.reset(seed=0)
-    env.set_state(state_from_text(num_players, **kw))
+    env.set_state(state_from_ascii(num_players=num_players, **kw))
     return env
 
 
@@ -183,9 +186,9 @@ def test_z_shape_check_accepts_the_8_orientations_only():
 
 
 def test_fields_of_one_village_are_directly_adjacent_along_the_z_and_others_across_a_canal():
-    st = state_from_text(2, workers=GRAY)
+    st = state_from_ascii(num_players=2, workers=GRAY)
     f = notation.parse_field(st, "V3.2")
-    nbrs = {notation.field_name(st, g): bool(rules.place_of(f) != rules.place_of(g)) for g in L.NEIGH[2, f] if g >= 0}
+    nbrs = {notation.field_name(st, g): bool(place_of(f) != place_of(g)) for g in L.NEIGH[2, f] if g >= 0}
     assert nbrs == {"V3.1": False, "V3.3": False, "V6.2": True, "V2.4": True}
 
 
@@ -226,7 +229,7 @@ def test_villages_go_to_their_places_at_random_from_the_seed():
 
 
 def test_a_turned_village_reads_its_fields_backwards():
-    st = state_from_text(2, villages="V1* V2 V3 V4 V5 V6", workers=GRAY)
+    st = state_from_ascii(num_players=2, villages="V1* V2 V3 V4 V5 V6", workers=GRAY)
     f = 0  # first field of place A
     assert notation.field_name(st, f) == "V1.5" and notation.field_colour(st, f) == "blue"
 
@@ -778,57 +781,57 @@ def test_the_end_triggers_when_a_player_builds_a_5th_building():
 def test_goods_triples_are_the_most_disjoint_sets_of_three_colours():
     for text, k in (("r3 g3 b3", 3), ("r9", 0), ("r5 g5", 0), ("r5 g5 b1", 1), ("r2 g2 b2 y2 o2 w2", 4),
                     ("r7 g2 b2", 2), ("r1 o1 g1 w1 b1 y1", 2), ("-", 0)):
-        st = state_from_text(2, workers=GRAY, goods={0: text})
-        assert rules.goods_triples(st, 0) == k, text
+        st = state_from_ascii(num_players=2, workers=GRAY, goods={0: text})
+        assert goods_triples(st, 0) == k, text
 
 
 def test_score_counts_triples_vp_tiles_equipment_and_buildings():
-    st = state_from_text(2, workers=GRAY, goods={0: "r3 g3 b3"}, buildings={0: "V3.1"},
+    st = state_from_ascii(num_players=2, workers=GRAY, goods={0: "r3 g3 b3"}, buildings={0: "V3.1"},
                          equipment={0: "red barrel, red tool"})
     # 3 triples + VP tile 7 + barrel 5 + tool 3 + castle: 3 per village with a worker (V3)
-    assert rules.final_score(st, 0) == 3 + 7 + 5 + 3 + 3
+    assert final_score(st, 0) == 3 + 7 + 5 + 3 + 3
 
 
 def test_monastery_scores_1_per_worker_on_the_map():
-    st = state_from_text(2, workers={0: "V3.3 V3.2 V1.1", 1: "V6.1"}, buildings={0: "V3.3"})
-    assert rules.building_points(st, 0, L.MONASTERY) == 3
+    st = state_from_ascii(num_players=2, workers={0: "V3.3 V3.2 V1.1", 1: "V6.1"}, buildings={0: "V3.3"})
+    assert building_points(st, 0, L.MONASTERY) == 3
 
 
 def test_workshop_scores_2_per_equipment_type():
     # rulebook example: 2 carts, 2 barges and 4 barrels: 3 types, 6 VP
-    st = state_from_text(2, workers=GRAY, buildings={0: "V2.2"},
+    st = state_from_ascii(num_players=2, workers=GRAY, buildings={0: "V2.2"},
                          equipment={0: "red cart, blue cart, red barge, blue barge, red barrel, blue barrel, "
                                        "green barrel, yellow barrel"})
-    assert rules.building_points(st, 0, L.WORKSHOP) == 6
+    assert building_points(st, 0, L.WORKSHOP) == 6
 
 
 def test_tower_scores_2_per_own_building():
-    st = state_from_text(2, workers=GRAY, buildings={0: "V3.4 V3.1 V3.3", 1: "V1.1"})
-    assert rules.building_points(st, 0, L.TOWER) == 6
+    st = state_from_ascii(num_players=2, workers=GRAY, buildings={0: "V3.4 V3.1 V3.3", 1: "V1.1"})
+    assert building_points(st, 0, L.TOWER) == 6
 
 
 def test_castle_scores_3_per_village_with_an_own_worker():
-    st = state_from_text(2, workers={0: "V3.2 V3.3 V1.1 V5.5", 1: "V6.1"}, buildings={0: "V3.1"})
-    assert rules.building_points(st, 0, L.CASTLE) == 9
+    st = state_from_ascii(num_players=2, workers={0: "V3.2 V3.3 V1.1 V5.5", 1: "V6.1"}, buildings={0: "V3.1"})
+    assert building_points(st, 0, L.CASTLE) == 9
 
 
 def test_manor_scores_3_per_own_worker_on_it_or_beside_it_canal_or_not():
     # the manor on V1.2 (orange): neighbours V1.1, V1.3 (village), V3.3, V3.1 (canal)
-    st = state_from_text(2, workers={0: "V1.2 V1.3 V3.1 V5.5", 1: "V1.1 V6.1"}, buildings={0: "V1.2"})
-    assert rules.building_points(st, 0, L.MANOR) == 9
+    st = state_from_ascii(num_players=2, workers={0: "V1.2 V1.3 V3.1 V5.5", 1: "V1.1 V6.1"}, buildings={0: "V1.2"})
+    assert building_points(st, 0, L.MANOR) == 9
 
 
 def test_mill_scores_4_per_own_worker_on_a_yellow_field():
-    st = state_from_text(2, workers={0: "V3.2 V1.1 V3.3", 1: "V6.1"}, buildings={0: "V1.1"})
-    assert rules.building_points(st, 0, L.MILL) == 8
+    st = state_from_ascii(num_players=2, workers={0: "V3.2 V1.1 V3.3", 1: "V6.1"}, buildings={0: "V1.1"})
+    assert building_points(st, 0, L.MILL) == 8
 
 
 def test_a_tie_goes_to_more_goods_left_after_the_triples_then_is_shared():
-    st = state_from_text(2, workers=GRAY, goods={0: "r3 g3 b3 y1", 1: "r3 g3 b3"})
+    st = state_from_ascii(num_players=2, workers=GRAY, goods={0: "r3 g3 b3 y1", 1: "r3 g3 b3"})
     keys = np.zeros(2)
     rules.rank_keys(st, keys)
-    assert rules.final_score(st, 0) == rules.final_score(st, 1) and keys[0] > keys[1]
-    st = state_from_text(2, workers=GRAY, goods={0: "r3 g3 b3", 1: "r3 g3 b3"})
+    assert final_score(st, 0) == final_score(st, 1) and keys[0] > keys[1]
+    st = state_from_ascii(num_players=2, workers=GRAY, goods={0: "r3 g3 b3", 1: "r3 g3 b3"})
     rules.rank_keys(st, keys)
     assert keys[0] == keys[1]
 
@@ -895,7 +898,7 @@ def test_observation_is_seat_relative():
 
 
 def test_field_names_round_trip_and_actions_invert():
-    st = state_from_text(2, villages="V6 V5* V4 V3 V2* V1", workers={0: "V4.3", 1: "V1.1"})
+    st = state_from_ascii(num_players=2, villages="V6 V5* V4 V3 V2* V1", workers={0: "V4.3", 1: "V1.1"})
     for f in range(30):
         assert notation.parse_field(st, notation.field_name(st, f)) == f
     env = at(workers=GRAY, goods={0: "r2 g2 y2"})
@@ -903,15 +906,52 @@ def test_field_names_round_trip_and_actions_invert():
         assert env.string_to_action(env.action_to_string(a)) == a
 
 
-def test_state_from_text_rejects_bad_positions():
+def test_state_from_ascii_rejects_bad_positions():
     with pytest.raises(ValueError):
-        state_from_text(2, workers={0: "V3.2 V3.2", 1: "V6.1"})
+        state_from_ascii(num_players=2, workers={0: "V3.2 V3.2", 1: "V6.1"})
     with pytest.raises(ValueError):
-        state_from_text(2, workers={0: "V3.2"})  # player_1 has no starting worker
+        state_from_ascii(num_players=2, workers={0: "V3.2"})  # player_1 has no starting worker
     with pytest.raises(ValueError):
-        state_from_text(2, workers=GRAY, equipment={0: "red cart", 1: "red cart"})
+        state_from_ascii(num_players=2, workers=GRAY, equipment={0: "red cart", 1: "red cart"})
     with pytest.raises(ValueError):
-        state_from_text(2, workers={0: "V9.1", 1: "V6.1"})  # V9 is not on the 2-player map
+        state_from_ascii(num_players=2, workers={0: "V9.1", 1: "V6.1"})  # V9 is not on the 2-player map
+
+
+@pytest.mark.parametrize("n,kw", [
+    (2, {"villages": "V1* V2 V3 V4 V5* V6", "workers": {0: "V3.2 V1.1", 1: "V6.1"},
+         "buildings": {0: "V3.1", 1: "V6.1 V2.2"}}),
+    (3, {"workers": {0: "V3.2", 1: "V6.1", 2: "V5.5"}}),
+    (4, {"villages": "V10 V9* V8 V7 V6 V5 V4* V3 V2 V1", "workers": {0: "V3.2", 1: "V6.1", 2: "V5.5", 3: "V1.1"},
+         "buildings": {3: "V1.1"}}),
+])
+def test_state_from_ascii_reads_the_map_back(n, kw):
+    """The map as notation.map_ascii writes it (indented or not) gives the villages, workers and
+    buildings: the same position as naming them."""
+    st = state_from_ascii(num_players=n, goods={0: "r3 g2"}, **kw)
+    text = notation.map_ascii(st)
+    assert np.array_equal(state_from_ascii(text, goods={0: "r3 g2"}), st)
+    indented = "\n" + "\n".join("    " + line for line in text.splitlines()) + "\n"
+    assert np.array_equal(state_from_ascii(indented, num_players=n, goods={0: "r3 g2"}), st)
+    assert notation.parse_map(text).num_players == n
+
+
+def test_state_from_ascii_rejects_a_bad_map():
+    text = notation.map_ascii(state_from_ascii(num_players=2, workers=GRAY))
+    assert "3.2y0." in text
+    with pytest.raises(ValueError, match="colour letter"):
+        state_from_ascii(text.replace("3.2y0.", "3.2r0."))  # V3.2 is yellow
+    with pytest.raises(ValueError, match="seat 2"):
+        state_from_ascii(text.replace("3.2y0.", "3.2y2."))
+    with pytest.raises(ValueError, match="several tiles"):
+        state_from_ascii(text.replace("3.2y0.", "4.2y0."))
+    with pytest.raises(ValueError, match="given twice"):
+        state_from_ascii(text, workers=GRAY)
+    with pytest.raises(ValueError, match="2-player map"):
+        state_from_ascii(text, num_players=3)
+    with pytest.raises(ValueError, match="no Cultivo map"):
+        state_from_ascii("1.1y.. 1.2o..")
+    with pytest.raises(TypeError, match="num_players="):
+        state_from_ascii(2)  # type: ignore[arg-type]
 
 
 def test_rgb_frame_keeps_its_size_and_margins_with_long_text():
@@ -936,13 +976,13 @@ def test_rgb_frame_keeps_its_size_and_margins_with_long_text():
 def _pack_summary(plain, foreign, canals):
     """A travel summary: 4-bit counts of passed fields without / with another player's worker by
     colour, then the canals."""
-    return (sum(v << (4 * k) for k, v in enumerate(plain)) + sum(v << (rules.S_FOREIGN + 4 * k) for k, v in
-                                                                  enumerate(foreign)) + (canals << rules.S_CANAL))
+    return (sum(v << (4 * k) for k, v in enumerate(plain)) + sum(v << (S_FOREIGN + 4 * k) for k, v in
+                                                                  enumerate(foreign)) + (canals << S_CANAL))
 
 
 def _summary_counts(s):
-    return ([(s >> (4 * k)) & 15 for k in range(6)], [(s >> (rules.S_FOREIGN + 4 * k)) & 15 for k in range(6)],
-            (s >> rules.S_CANAL) & 63)
+    return ([(s >> (4 * k)) & 15 for k in range(6)], [(s >> (S_FOREIGN + 4 * k)) & 15 for k in range(6)],
+            (s >> S_CANAL) & 63)
 
 
 def test_summary_no_dearer_compares_every_count():
@@ -974,7 +1014,7 @@ def test_summary_no_dearer_compares_every_count():
         fb = [max(0, min(15, x + int(d))) for x, d in zip(fa, rng.integers(-2, 3, 6), strict=True)]
         cases.append((_pack_summary(pa, fa, int(rng.integers(0, 64))), _pack_summary(pb, fb, int(rng.integers(0, 64)))))
     for a, b in cases:
-        assert rules.no_dearer(np.int64(a), np.int64(b)) == want(a, b), (_summary_counts(a), _summary_counts(b))
+        assert no_dearer(np.int64(a), np.int64(b)) == want(a, b), (_summary_counts(a), _summary_counts(b))
     assert any(want(a, b) for a, b in cases) and not all(want(a, b) for a, b in cases)
 
 
@@ -992,14 +1032,14 @@ def test_a_field_with_another_players_worker_is_never_cheaper():
         rules.init(state, GAME.make_params(4), 500 + g)
         while not state[H_TERMINAL]:
             if rng.random() < 0.06:
-                ws = rules.new_ws()
+                ws = new_ws()
                 p = int(rng.integers(4))
-                rules.load_context(state, p, ws)
+                load_context(state, p, ws)
                 for _ in range(8):
                     plain, foreign = ([int(x) for x in rng.integers(0, 3, 6)] for _ in range(2))
                     canals, w = int(rng.integers(0, 4)), int(rng.integers(0, 3))
                     s = _pack_summary(plain, foreign, canals)
-                    if not rules.summary_feasible(np.int64(s), w, ws, p):
+                    if not summary_feasible(np.int64(s), w, ws, p):
                         continue
                     payable += 1
                     c = int(rng.integers(6))
@@ -1013,8 +1053,8 @@ def test_a_field_with_another_players_worker_is_never_cheaper():
                     if canals:
                         cheaper.append(_pack_summary(plain, foreign, canals - 1))
                     for t in cheaper:
-                        assert rules.no_dearer(np.int64(t), np.int64(s))
-                        assert rules.summary_feasible(np.int64(t), w, ws, p), (_summary_counts(s), _summary_counts(t))
+                        assert no_dearer(np.int64(t), np.int64(s))
+                        assert summary_feasible(np.int64(t), w, ws, p), (_summary_counts(s), _summary_counts(t))
                         checked += 1
             n = rules.legal_mask(state, mask)
             rules.apply(state, int(np.flatnonzero(mask)[int(rng.integers(n))]))

@@ -55,14 +55,9 @@ def test_every_constant_keeps_its_value(module, values):
     assert all(type(v) is int for v in got.values())  # plain ints: numba freezes them as constants
 
 
-def test_travel_and_the_rules_package_see_the_same_values():
-    from cultivo_env import rules
-
+def test_travel_sees_the_same_values():
     for name in TRAVEL:
         assert getattr(travel, name) == PAYMENT[name], name
-    for name, value in {**PAYMENT, **OUTCOMES}.items():
-        if hasattr(rules, name):
-            assert getattr(rules, name) == value, name
     for name, value in MAT.items():
         assert getattr(mat, name) == value
 

@@ -7,26 +7,24 @@ A game is a sequence of decisions; ``H_PHASE`` names the kind of the pending one
     place  ->  activate  <->  ship / transport / build / artwork / contribute   (per activated disc)
            ->  [promote]  ->  place (next seat) ...
 
-Every rule has a function here named after it: the actions (``gain_resource``, ``weave``,
-``ship_cloth``, ``transport_cloth``, ``build_ship``, ``build_workshop``, ``build_house``,
-``make_artwork``, ``contribute``), their feasibility (``can_do``), the placing player's duty
-(``achievable``: an exact search over card plays), card handling (``draw_card``, ``play_card``,
-``reshuffle_discard``), the turn (``place_disc``, ``resolve_action``, ``end_activation``,
-``promote_fourth_disc``, ``end_turn``), scoring (``category_value``, ``tie_key``, ``award``,
-``score_tile``, ``final_scoring``) and the game end (``end_game``).
-
 Feasibility is computed on a small *mat vector* of the deciding player (hand, warehouses, cloth,
-ships, trade houses and the free slots of the board that matter to them): ``fill_mat``. The same
+ships, trade houses and the free slots of the board that matter to them): ``mat.fill_mat``. The same
 vector drives the direct checks and the card-play search, so the two cannot disagree.
 
-The kernels live in one module per rule area; every name is re-exported here, so
-``calimala_env.rules`` is the kernel module it was as one file:
+This package exports the kernel interface (:mod:`gamecore.kernel.protocol`) and nothing else; every
+other name is imported from the module that defines it. The rule areas:
 
-* ``helpers``: small helpers on the state;
-* ``mat``: the mat vector, the feasibility of each action and the card-play search (``achievable``);
-* ``actions``: the actions on the state and the action cards;
-* ``scoring``: scoring, ``scores`` and ``rank_keys``;
-* ``turn``: the turn and the game end;
+* ``accessors``: small accessors of the state (``space_type``, ``hand_count``, the free slots,
+  ``placer_duty``, ``recount_board``);
+* ``mat``: the mat vector (``fill_mat``), the feasibility of each action (``can_do``) and the card-play
+  search (``achievable``);
+* ``actions``: the actions on the state (``gain_resource``, ``weave``, ``ship_cloth``,
+  ``transport_cloth``, ``build_*``, ``make_artwork``, ``contribute``) and the action cards
+  (``draw_card``, ``play_card``, ``reshuffle_discard``);
+* ``scoring``: scoring (``category_value``, ``tie_key``, ``award``, ``score_tile``, ``final_scoring``),
+  ``scores`` and ``rank_keys``;
+* ``turn``: the turn (``place_disc``, ``resolve_action``, ``end_activation``, ``promote_fourth_disc``,
+  ``end_turn``) and the game end (``end_game``);
 * ``setup``: ``init`` and the opening decisions;
 * ``masks``: ``legal_mask``;
 * ``step``: applying a decision (``apply``, and ``apply_legal`` with the next mask);
@@ -36,336 +34,16 @@ The kernels live in one module per rule area; every name is re-exported here, so
 
 from __future__ import annotations
 
-import numpy as np
+from calimala_env.layout import STATE_LEN
+from calimala_env.rules.masks import legal_mask
+from calimala_env.rules.observation import observe, resample
+from calimala_env.rules.scoring import rank_keys, scores
+from calimala_env.rules.setup import init
+from calimala_env.rules.step import apply, apply_legal
+from calimala_env.rules.validation import check_state
 
-from calimala_env.layout import (
-    A_ARTWORK,
-    A_BUILD,
-    A_CARD,
-    A_CONTRIB,
-    A_END,
-    A_KEEP,
-    A_PLACE,
-    A_PROMOTE,
-    A_RESOLVE,
-    A_SHIP,
-    A_START,
-    A_STOP,
-    A_TRANSPORT,
-    ACT_I,
-    ACT_N,
-    ACT_OWNER,
-    ACT_TIMES,
-    ART,
-    ART_SLOTS,
-    ART_USED,
-    ARTWORK,
-    BRICK,
-    BUILD,
-    BUILD_HOUSE,
-    BUILD_SHIP,
-    BUILD_WORKSHOP,
-    CARD_COUNT,
-    CAT_PALAZZO,
-    CATEGORY_NAMES,
-    CENTRE,
-    CENTRE_ACTION,
-    CHURCH_SLOTS,
-    CITY,
-    CITY_SLOTS,
-    CITY_USED,
-    CLOTH,
-    COL_OUT,
-    COLOURED,
-    CONTRIB,
-    CONTRIB_USED,
-    CONTRIBUTE,
-    COUNCIL,
-    COUNCIL_ART,
-    COUNCIL_PTS,
-    CUBES,
-    DEAL_EACH,
-    DEAL_OUT,
-    DEAL_UP,
-    DEALT,
-    DECK,
-    DECK_N,
-    DISC_COLOURED,
-    DISC_WHITE,
-    DISCARD,
-    END_TRIGGERED,
-    EXEC_CARD,
-    EXEC_KIND,
-    EXEC_USED,
-    FACE_UP,
-    FINAL_PTS,
-    FIRST_TRADE,
-    HAND,
-    HOUSE,
-    KEPT,
-    KNOWN,
-    LAYOUT,
-    MARBLE,
-    MAX_DEALT,
-    MAX_HOUSES,
-    MAX_PLAYERS,
-    MAX_SHIPS,
-    MAX_STACK,
-    MAX_WORKSHOPS,
-    NEXT_SEAT,
-    NUM_ACTIONS,
-    NUM_BUILDINGS,
-    NUM_CARDS,
-    NUM_CELLS,
-    NUM_CHURCHES,
-    NUM_CITIES,
-    NUM_PHASES,
-    NUM_PORTS,
-    NUM_RES,
-    NUM_SCORING_CARDS,
-    NUM_SEATS,
-    NUM_SPACES,
-    NUM_START,
-    NUM_TILES,
-    NUM_TRADE,
-    NUM_TYPES,
-    O_ACT,
-    O_COUNCIL_ART,
-    O_CURRENT,
-    O_DECK_N,
-    O_DISCARD,
-    O_END,
-    O_EXEC,
-    O_EXEC_CARD,
-    O_EXEC_USED,
-    O_FACE_UP,
-    O_LAYOUT,
-    O_MY_DEALT,
-    O_MY_HAND,
-    O_MY_KEPT,
-    O_NEXT_SEAT,
-    O_OBLIG,
-    O_OWNER,
-    O_PENDING,
-    O_PHASE,
-    O_SEAT_OWNER,
-    O_SEATS,
-    O_SPACE,
-    O_STACK_N,
-    O_STACKS,
-    O_START,
-    O_START_LEFT,
-    O_TILES,
-    OBLIG,
-    OBS_DISC,
-    OBS_OFF,
-    OBS_SEAT,
-    OS_ART,
-    OS_CITIES,
-    OS_CLOTH,
-    OS_COLOURED,
-    OS_CONTRIB,
-    OS_HAND_COUNT,
-    OS_HOUSES,
-    OS_KNOWN,
-    OS_PLACED,
-    OS_RESERVE,
-    OS_SEATS,
-    OS_SHIPS,
-    OS_VP,
-    OS_WH,
-    OS_WHITE,
-    OS_WORKSHOPS,
-    OUT_CARD,
-    P_LAYOUT,
-    P_PLAYERS,
-    P_START,
-    PENDING,
-    PH_ACTIVATE,
-    PH_ARTWORK,
-    PH_BUILD,
-    PH_CONTRIBUTE,
-    PH_KEEP,
-    PH_PLACE,
-    PH_PROMOTE,
-    PH_SHIP,
-    PH_START,
-    PH_TRANSPORT,
-    PLACED,
-    RESERVE,
-    SCORING_CARD_CATEGORY,
-    SEAT,
-    SEAT_BASE,
-    SEAT_EMPTY,
-    SEAT_NONE,
-    SEATS,
-    SETUP_I,
-    SHIP,
-    SHIPS,
-    SPACE,
-    STACK,
-    STACK_N,
-    START,
-    START_LEFT,
-    START_TYPES,
-    STATE_LEN,
-    STREET_CELLS,
-    TILES,
-    TRANSPORT,
-    TURNS,
-    VP,
-    WAREHOUSE_CAP,
-    WEAVE,
-    WH,
-    WHITE,
-    WHITE_BASE,
-    WHITE_OUT,
-    WOOD,
-    WORKSHOP_CAP,
-    WORKSHOPS,
-)
-from calimala_env.rules.actions import (
-    build_house,
-    build_ship,
-    build_workshop,
-    contribute,
-    draw_card,
-    gain_resource,
-    make_artwork,
-    play_card,
-    remove_cloth,
-    reshuffle_discard,
-    ship_cloth,
-    transport_cloth,
-    weave,
-)
-from calimala_env.rules.helpers import (
-    P,
-    art_free,
-    church_free,
-    city_free,
-    cloth_total,
-    discs_left,
-    hand_count,
-    pending_goal,
-    placer_duty,
-    recount_board,
-    space_type,
-    street_bits,
-)
-from calimala_env.rules.masks import (
-    _duty_checks,
-    _mask_activate,
-    _mask_options,
-    _mask_place,
-    _option_bits,
-    legal_mask,
-)
-from calimala_env.rules.mat import (
-    _A,
-    _B,
-    _C,
-    _M,
-    _S,
-    _T,
-    _U,
-    _V,
-    _W,
-    HELPS,
-    MOVE_ARG,
-    MOVE_TYPE,
-    NUM_MOVES,
-    SEARCH_BUDGET,
-    SEARCH_TABLE,
-    V_AFREE,
-    V_CFREE,
-    V_CLOTH,
-    V_HAND,
-    V_HOUSE,
-    V_PFREE,
-    V_RES,
-    V_SHIPS,
-    V_TFREE,
-    V_WH,
-    V_WS,
-    VLEN,
-    _v_hash,
-    achievable,
-    can_build,
-    can_do,
-    can_transport_to,
-    copy_row,
-    feasible_bits,
-    fill_mat,
-    move_apply,
-    move_ok,
-    search_achievable,
-    v_build,
-    v_cloth,
-    v_remove_cloth,
-    v_room,
-    v_weave,
-)
-from calimala_env.rules.observation import (
-    _deal,
-    _deal_first_duty_hand,
-    _duty_holder,
-    _duty_met,
-    _unknown_count,
-    observe,
-    resample,
-)
-from calimala_env.rules.scoring import (
-    award,
-    category_value,
-    final_scoring,
-    rank_keys,
-    score_tile,
-    scores,
-    tie_key,
-)
-from calimala_env.rules.setup import (
-    init,
-    keep_card,
-    take_start_card,
-)
-from calimala_env.rules.step import (
-    _advance,
-    _after_ship,
-    _after_transport,
-    _forced,
-    apply,
-    apply_legal,
-    apply_one,
-)
-from calimala_env.rules.turn import (
-    begin_exec,
-    clear_turn,
-    do_simple,
-    end_activation,
-    end_exec,
-    end_game,
-    end_turn,
-    own_disc_elsewhere,
-    place_disc,
-    play_action_card,
-    promote_fourth_disc,
-    promote_option,
-    remove_from_stack,
-    resolve_action,
-    start_activation,
-)
-from calimala_env.rules.validation import (
-    _bad,
-    _check_turn,
-    check_state,
-)
-from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
-from gamecore.kernel.jit import jit
-from gamecore.kernel.kernels import check_header, clip8, count_decision
-from gamecore.kernel.rng import rng_seed, rng_shuffle
-
-STATE_LEN = STATE_LEN  # re-exported: part of the kernel interface
 #: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.kernel.protocol``)
 APPLY_LEGAL_FUSED = True
-_ = CATEGORY_NAMES  # documented beside the data; kernels use ids only
+
+__all__ = ["APPLY_LEGAL_FUSED", "STATE_LEN", "apply", "apply_legal", "check_state", "init", "legal_mask", "observe",
+           "rank_keys", "resample", "scores"]

@@ -37,7 +37,7 @@ from calimala_env.layout import (
     WORKSHOP_CAP,
     WORKSHOPS,
 )
-from calimala_env.rules.helpers import P
+from calimala_env.rules.accessors import P
 from gamecore.kernel.header import H_RNG
 from gamecore.kernel.jit import ijit, jit
 from gamecore.kernel.rng import rng_shuffle

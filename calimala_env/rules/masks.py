@@ -50,7 +50,7 @@ from calimala_env.layout import (
     WH,
     WHITE,
 )
-from calimala_env.rules.helpers import (
+from calimala_env.rules.accessors import (
     art_free,
     church_free,
     city_free,

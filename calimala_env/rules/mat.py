@@ -44,7 +44,7 @@ from calimala_env.layout import (
     WORKSHOP_CAP,
     WORKSHOPS,
 )
-from calimala_env.rules.helpers import P, art_free, church_free, city_free
+from calimala_env.rules.accessors import P, art_free, church_free, city_free
 from gamecore.kernel.jit import ijit, jit
 from gamecore.kernel.layout import Layout
 from gamecore.kernel.scratch import stack_empty

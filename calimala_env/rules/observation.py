@@ -122,7 +122,7 @@ from calimala_env.layout import (
     WHITE_BASE,
     WORKSHOPS,
 )
-from calimala_env.rules.helpers import P, hand_count, pending_goal, placer_duty, space_type
+from calimala_env.rules.accessors import P, hand_count, pending_goal, placer_duty, space_type
 from calimala_env.rules.mat import VLEN, achievable, fill_mat
 from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_RNG, H_TERMINAL
 from gamecore.kernel.jit import jit

@@ -38,7 +38,7 @@ from calimala_env.layout import (
     TILES,
     VP,
 )
-from calimala_env.rules.helpers import P
+from calimala_env.rules.accessors import P
 from gamecore.kernel.header import H_NPLAYERS
 from gamecore.kernel.jit import ijit, jit
 

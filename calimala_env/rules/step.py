@@ -37,6 +37,7 @@ from calimala_env.layout import (
     PH_PLACE,
     SHIPS,
 )
+from calimala_env.rules.accessors import P, city_free, cloth_total, placer_duty
 from calimala_env.rules.actions import (
     build_house,
     build_ship,
@@ -46,7 +47,6 @@ from calimala_env.rules.actions import (
     ship_cloth,
     transport_cloth,
 )
-from calimala_env.rules.helpers import P, city_free, cloth_total, placer_duty
 from calimala_env.rules.masks import legal_mask
 from calimala_env.rules.mat import V_HAND, VLEN, can_do, fill_mat
 from calimala_env.rules.setup import keep_card, take_start_card

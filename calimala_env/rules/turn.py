@@ -48,8 +48,8 @@ from calimala_env.layout import (
     WHITE_BASE,
     WHITE_OUT,
 )
+from calimala_env.rules.accessors import discs_left, space_type
 from calimala_env.rules.actions import draw_card, gain_resource, play_card, weave
-from calimala_env.rules.helpers import discs_left, space_type
 from calimala_env.rules.mat import VLEN, can_do, fill_mat
 from calimala_env.rules.scoring import final_scoring, score_tile
 from gamecore.kernel.header import H_CURRENT, H_DONE, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL

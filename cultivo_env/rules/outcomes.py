@@ -943,28 +943,28 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     of the pending colour's tagged steps (``JOIN_TAGGED_TABLE``; the two ways of joining give the
     same tuples in the same order, which a test checks by passing 0: always the second way)."""
     n = state[H_NPLAYERS]
-    k = state[PAY_I]
-    cfix = k // n
-    sub = k % n
+    pay_i = state[PAY_I]
+    cfix = pay_i // n
+    sub = pay_i % n
     # the small arrays of the search, views of one (an allocation costs more than a view; and the
     # functions called per colour take the one array)
     small = np.zeros(SMALL_LEN, dtype=np.int64)
     copy_range(small, SM_TC, travel_counts(state, p, n), 0, TC_LEN)
     write_context(state, p, small, SM_H)
     tc = small[SM_TC: SM_TC + TC_LEN]
-    H = small[SM_H: SM_H + NUM_COLOURS]
+    held = small[SM_H: SM_H + NUM_COLOURS]
     stl = small[SM_STL: SM_STL + NUM_COLOURS]
     cown = small[SM_COWN: SM_COWN + NUM_COLOURS]
     bown = small[SM_BOWN: SM_BOWN + NUM_COLOURS]
-    m = tc[TC_M]
+    canals = tc[TC_M]
     nst = np.int64(0)
     for c in range(NUM_COLOURS):
         nst += stl[c]
-    G = np.int64(0)
+    fields_passed = np.int64(0)
     for c in range(NUM_COLOURS):
-        G += tc[c]
+        fields_passed += tc[c]
         for rr in range(1, n):
-            G += tc[TC_Q + MAX_PLAYERS * c + rr]
+            fields_passed += tc[TC_Q + MAX_PLAYERS * c + rr]
     Dfix = small[SM_DFIX: SM_DFIX + NUM_COLOURS]
     Rfix = small[SM_RFIX: SM_RFIX + NUM_COLOURS * MAX_PLAYERS]
     for c in range(NUM_COLOURS):
@@ -980,21 +980,21 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     barge_lt = small[SM_BARGE_LT: SM_BARGE_LT + NUM_COLOURS + 1]
     for c in range(NUM_COLOURS):
         st_lt[c + 1] = st_lt[c] + stl[c]
-        f = tc[c]
+        colour_passed = tc[c]
         for rr in range(1, n):
-            f += tc[TC_Q + MAX_PLAYERS * c + rr]
-        fld_lt[c + 1] = fld_lt[c] + f
+            colour_passed += tc[TC_Q + MAX_PLAYERS * c + rr]
+        fld_lt[c + 1] = fld_lt[c] + colour_passed
         # cart / barge uses of the colours before c (at most their goods, +1 for scales, + stalls)
-        cart_lt[c + 1] = cart_lt[c] + (min(G, H[c] + 1 + nst) if cown[c] >= 0 else 0)
-        barge_lt[c + 1] = barge_lt[c] + (min(m, H[c] + 1 + nst) if bown[c] >= 0 else 0)
+        cart_lt[c + 1] = cart_lt[c] + (min(fields_passed, held[c] + 1 + nst) if cown[c] >= 0 else 0)
+        barge_lt[c + 1] = barge_lt[c] + (min(canals, held[c] + 1 + nst) if bown[c] >= 0 else 0)
         rec_lt[MAX_PLAYERS * (c + 1)] = nst
         for d in range(1, n):
-            x = rec_lt[MAX_PLAYERS * c + d] + tc[TC_Q + MAX_PLAYERS * c + d]
+            received = rec_lt[MAX_PLAYERS * c + d] + tc[TC_Q + MAX_PLAYERS * c + d]
             if cown[c] >= 0 and (cown[c] - p + n) % n == d:
-                x += G
+                received += fields_passed
             if bown[c] >= 0 and (bown[c] - p + n) % n == d:
-                x += m
-            rec_lt[MAX_PLAYERS * (c + 1) + d] = min(x, nst)
+                received += canals
+            rec_lt[MAX_PLAYERS * (c + 1) + d] = min(received, nst)
     # and what the colours from c on can still do
     st_ge = small[SM_ST_GE: SM_ST_GE + NUM_COLOURS + 1]
     rec_ge = small[SM_REC_GE: SM_REC_GE + (NUM_COLOURS + 1) * MAX_PLAYERS]
@@ -1006,22 +1006,22 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
         cart_ge[c] = cart_ge[c + 1] | (1 if cown[c] >= 0 else 0)
         rec_ge[MAX_PLAYERS * c] = nst
         for d in range(1, n):
-            x = rec_ge[MAX_PLAYERS * (c + 1) + d] + tc[TC_Q + MAX_PLAYERS * c + d]
+            received = rec_ge[MAX_PLAYERS * (c + 1) + d] + tc[TC_Q + MAX_PLAYERS * c + d]
             if cown[c] >= 0 and (cown[c] - p + n) % n == d:
-                x += G
+                received += fields_passed
             if bown[c] >= 0 and (bown[c] - p + n) % n == d:
-                x += m
-            rec_ge[MAX_PLAYERS * c + d] = min(x, nst)
+                received += canals
+            rec_ge[MAX_PLAYERS * c + d] = min(received, nst)
     # forward: the labels before colour cfix
     fwd = np.empty(16, dtype=np.int64)
     fwd[0] = (np.int64(64) * K_BU + 0) * K_B + K_B0
     nf = np.int64(1)
     for c in range(cfix):
-        dl, nd = colour_deltas(c, p, n, nst, G, np.int64(0), cfix, sub, small)
+        dl, nd = colour_deltas(c, p, n, nst, fields_passed, np.int64(0), cfix, sub, small)
         size = np.int64(64)
         while True:
             table, nxt = new_table(size)
-            cnt = forward_fill(fwd, nf, dl, nd, n, m, c, fld_ge, cart_ge, rec_ge, st_ge, table, nxt)
+            cnt = forward_fill(fwd, nf, dl, nd, n, canals, c, fld_ge, cart_ge, rec_ge, st_ge, table, nxt)
             if cnt >= 0:
                 break
             size *= 4
@@ -1040,11 +1040,11 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     else:
         lo_c = NUM_COLOURS
         size = np.int64(64)
-        while 2 * (m + 1) > size:
+        while 2 * (canals + 1) > size:
             size *= 2
         done, back = new_table(size)
         nb = np.int64(0)
-        for bu in range(m + 1):
+        for bu in range(canals + 1):
             nb = set_add(done, back, nb, (np.int64(64) * K_BU + bu) * K_B + K_B0)
     nl = np.int64(0)
     if lo_c == NUM_COLOURS:
@@ -1055,11 +1055,11 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
             size *= 2
         # the steps, enumerated once before the retries below: for yellow one list per count of
         # barges used before it, one after the other (bu_in's: dls[starts[bu_in]:starts[bu_in + 1]])
-        nbu = m + 1 if c == YELLOW else 1
+        nbu = canals + 1 if c == YELLOW else 1
         starts = np.zeros(nbu + 1, dtype=np.int64)
         dls = np.empty(16, dtype=np.int64)
         for bu_in in range(nbu):
-            dl, nd = colour_deltas(c, p, n, nst, G, np.int64(bu_in), cfix, sub, small)
+            dl, nd = colour_deltas(c, p, n, nst, fields_passed, np.int64(bu_in), cfix, sub, small)
             dls = grow(dls, starts[bu_in] + nd)
             copy_range(dls, starts[bu_in], dl, 0, nd)
             starts[bu_in + 1] = starts[bu_in] + nd
@@ -1088,17 +1088,17 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
     found, tuples = new_table(16)
     nt = np.int64(0)
     nofilt = np.empty(0, dtype=np.int64)
-    for bu_in in range(m + 1 if cfix == YELLOW else 1):
+    for bu_in in range(canals + 1 if cfix == YELLOW else 1):
         table, dl = new_table(128)
         # once yellow's tagged steps did not fit, the other counts of barges before take the second
         # way directly (their sets are alike in size; either way gives the same tuples)
-        nd, table, dl = deltas_into(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small, np.int64(TAGS_ALL),
-                                    nofilt, table, dl, np.int64(0), tagged_max)
+        nd, table, dl = deltas_into(cfix, p, n, nst, fields_passed, np.int64(bu_in), cfix, sub, small,
+                                    np.int64(TAGS_ALL), nofilt, table, dl, np.int64(0), tagged_max)
         if nd < 0:
             tagged_max = np.int64(0)
         if nd >= 0:
             while True:
-                got = join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, found, tuples, nt,
+                got = join_fill(fwd, nf, back, nb, done, dl, nd, n, canals, bu_in, cfix == YELLOW, found, tuples, nt,
                                 np.int64(0))
                 if got >= 0:
                     break
@@ -1106,12 +1106,12 @@ def colour_outcomes_cached(state: np.ndarray, p: int, bl: np.ndarray, bcnt: np.n
                 found, tuples = set_moved(found, tuples, nt, 4 * found.shape[0])
             nt = got
             continue
-        dl, nd = colour_deltas(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small)
+        dl, nd = colour_deltas(cfix, p, n, nst, fields_passed, np.int64(bu_in), cfix, sub, small)
         filt, fkeys = new_table(table_size(nd))  # room for every step's delta key
-        if join_fill(fwd, nf, back, nb, done, dl, nd, n, m, bu_in, cfix == YELLOW, filt, fkeys, np.int64(0),
+        if join_fill(fwd, nf, back, nb, done, dl, nd, n, canals, bu_in, cfix == YELLOW, filt, fkeys, np.int64(0),
                      np.int64(1)) == 0:
             continue
-        nt, found, tuples = deltas_into(cfix, p, n, nst, G, np.int64(bu_in), cfix, sub, small,
+        nt, found, tuples = deltas_into(cfix, p, n, nst, fields_passed, np.int64(bu_in), cfix, sub, small,
                                         np.int64(TAGS_FILTERED), filt, found, tuples, nt,
                                         np.int64(1) << np.int64(40))
     return tuples, nt, bl, bcnt

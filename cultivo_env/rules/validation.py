@@ -116,12 +116,9 @@ from gamecore.kernel.kernels import check_header
 # Validation
 # =============================================================================================
 @jit
-def check_state(state: np.ndarray, params: np.ndarray) -> int:
-    """0 if ``state`` is a sound position for ``params``, else (first bad slot) + 1."""
-    n = params[P_PLAYERS]
-    bad = check_header(state, n, NUM_PHASES)
-    if bad:
-        return bad
+def _check_progress(state: np.ndarray, params: np.ndarray, n: int) -> int:
+    """The done bits, the decider, the options, the round and turn counters, the setup placements
+    left and the end flags."""
     if state[H_TERMINAL] == 0 and state[H_DONE] != 0:
         return H_DONE + 1
     if state[H_OWNER] != state[H_CURRENT]:
@@ -147,7 +144,13 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             return s + 1
     if state[FINAL_ROUND] == 1 and state[END_TRIGGERED] == 0:
         return FINAL_ROUND + 1
-    # the map
+    return 0
+
+
+@jit
+def _check_map(state: np.ndarray, n: int) -> int:
+    """The map: each place of the player count holds a distinct village tile, flipped or not, and
+    its fields have the tile's colours (the places beyond hold none)."""
     seen_tile = np.zeros(NUM_TILES, dtype=np.int64)
     for pl in range(MAX_PLACES):
         t = state[PLACE_TILE + pl]
@@ -160,16 +163,20 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         seen_tile[t] = 1
         if state[PLACE_FLIP + pl] < 0 or state[PLACE_FLIP + pl] > 1:
             return PLACE_FLIP + pl + 1
-    nf = NUM_FIELDS[n]
     for pl in range(NUM_PLACES[n]):
         t = state[PLACE_TILE + pl]
         for i in range(FIELDS_PER_VILLAGE):
             j = FIELDS_PER_VILLAGE - 1 - i if state[PLACE_FLIP + pl] else i
             if state[FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i] != PATTERN[t, j]:
                 return FIELD_COLOUR + FIELDS_PER_VILLAGE * pl + i + 1
-    workers = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    built = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    nbuild = 0
+    return 0
+
+
+@jit
+def _check_fields(state: np.ndarray, n: int, workers: np.ndarray, built: np.ndarray) -> int:
+    """The workers and buildings on the fields (at most one building of a colour per seat); counts
+    each seat's workers into ``workers`` and marks the colours it built on in ``built`` (bits)."""
+    nf = NUM_FIELDS[n]
     for f in range(MAX_FIELDS):
         w = state[WORKER + f]
         b = state[BUILDING + f]
@@ -188,7 +195,24 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
             if (built[b - 1] >> c) & 1:
                 return BUILDING + f + 1
             built[b - 1] |= 1 << c
-            nbuild += 1
+    return 0
+
+
+@jit
+def _buildings(state: np.ndarray, n: int) -> int:
+    """The buildings on the map."""
+    count = 0
+    for f in range(NUM_FIELDS[n]):
+        if state[BUILDING + f] != 0:
+            count += 1
+    return count
+
+
+@jit
+def _check_seats(state: np.ndarray, n: int, workers: np.ndarray, built: np.ndarray) -> int:
+    """Every seat's workers on the map and buildings (``workers``, ``built``: as
+    :func:`_check_fields` counts them), goods and VP tiles (none for a seat not playing); the
+    buildings in all."""
     for p in range(MAX_PLAYERS):
         if p >= n:
             if state[WORKERS_ON_MAP + p] != 0 or state[BUILT + p] != 0 or state[VP_TILES_S + p] != 0:
@@ -206,9 +230,14 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
                 return GOODS_S + NUM_COLOURS * p + c + 1
         if state[VP_TILES_S + p] < 0 or state[VP_TILES_S + p] > 28:
             return VP_TILES_S + p + 1
-    if state[BUILDINGS_TOTAL] != nbuild:
+    if state[BUILDINGS_TOTAL] != _buildings(state, n):
         return BUILDINGS_TOTAL + 1
-    # setup: the first SETUP_LEFT seats in reverse order from the start have no worker yet
+    return 0
+
+
+@jit
+def _check_setup(state: np.ndarray, n: int) -> int:
+    """The first SETUP_LEFT seats in reverse order from the start have no worker yet, the others do."""
     placed = n - state[SETUP_LEFT]
     for p in range(n):
         # the i-th to place (0-based) is start - 1 - i
@@ -216,7 +245,12 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         has = state[WORKERS_ON_MAP + p] > 0
         if has != (i < placed):
             return WORKERS_ON_MAP + p + 1
-    # equipment: each piece in exactly one place
+    return 0
+
+
+@jit
+def _check_equipment(state: np.ndarray, n: int) -> int:
+    """Each piece of equipment in exactly one place: the market, the stack or a seat."""
     nstack = state[STACK_N]
     if nstack < 0 or nstack > STACK_BY_COUNT[n]:
         return STACK_N + 1
@@ -246,16 +280,27 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
         loc = state[EQUIP_LOC + e]
         if (loc == LOC_MARKET or loc == LOC_STACK) and not where[e]:
             return EQUIP_LOC + e + 1
-    # the VP tiles taken are those of the first buildings
+    return 0
+
+
+@jit
+def _check_vp_tiles(state: np.ndarray, n: int) -> int:
+    """The VP tiles taken are those of the first buildings."""
     tiles = 0
-    for k in range(min(nbuild, VP_TILE_ARR.shape[0])):
+    for k in range(min(_buildings(state, n), VP_TILE_ARR.shape[0])):
         tiles += VP_TILE_ARR[k]
     total = 0
     for p in range(n):
         total += state[VP_TILES_S + p]
     if total != tiles:
         return VP_TILES_S + 1
-    # the turn
+    return 0
+
+
+@jit
+def _check_turn(state: np.ndarray, n: int) -> int:
+    """The phase, the actions left and the context slots: idle in a finished game and in the setup,
+    else those of the pending decision (:func:`check_turn_context`)."""
     ph = state[H_PHASE]
     if state[H_TERMINAL] == 1:
         if ph != PH_ACTION:
@@ -274,6 +319,18 @@ def check_state(state: np.ndarray, params: np.ndarray) -> int:
     if state[ACTIONS_LEFT] < 1 or state[ACTIONS_LEFT] > 4:
         return ACTIONS_LEFT + 1
     return check_turn_context(state, n)
+
+
+@jit
+def check_state(state: np.ndarray, params: np.ndarray) -> int:
+    """0 if ``state`` is a sound position for ``params``, else (first bad slot) + 1."""
+    n = params[P_PLAYERS]
+    workers = np.zeros(MAX_PLAYERS, dtype=np.int64)  # each seat's workers on the map
+    built = np.zeros(MAX_PLAYERS, dtype=np.int64)  # each seat's colours built on (bits)
+    return (check_header(state, n, NUM_PHASES) or _check_progress(state, params, n) or _check_map(state, n)
+            or _check_fields(state, n, workers, built) or _check_seats(state, n, workers, built)
+            or _check_setup(state, n) or _check_equipment(state, n) or _check_vp_tiles(state, n)
+            or _check_turn(state, n))
 
 
 #: groups of context slots a pending decision uses (the others hold their unused values)
@@ -373,21 +430,11 @@ def check_idle_context(state: np.ndarray) -> int:
 
 
 @jit
-def check_turn_context(state: np.ndarray, n: int) -> int:
-    """The context slots of the pending decision: only the slots its action uses are set (the rest
-    hold their unused values, checked first: kernels index with some of them in every phase), and
-    they describe a position the decision can be taken in."""
+def _check_action_kind(state: np.ndarray) -> int:
+    """The action under way is the one the phase belongs to (a travel or a stall: one of those that
+    have one; a step or a payment: a placement's or a move's travel)."""
     ph = state[H_PHASE]
     act = state[ACT]
-    p = state[H_CURRENT]
-    nf = NUM_FIELDS[n]
-    bad = check_unused(state, phase_uses(ph, act))
-    if bad:
-        return bad
-    if ph == PH_ACTION:
-        if act != ACT_NONE:
-            return ACT + 1
-        return check_idle_context(state)
     want = ACT_NONE
     if ph == PH_PLACE_TARGET or ph == PH_ORIGIN or ph == PH_EXCHANGE:
         want = ACT_PLACE
@@ -405,116 +452,192 @@ def check_turn_context(state: np.ndarray, n: int) -> int:
         return ACT + 1
     if (ph == PH_STEP or ph == PH_PAY) and not (act == ACT_PLACE or act == ACT_MOVE):
         return ACT + 1
-    if ph == PH_EXCHANGE:
-        k = state[WORKERS_ON_MAP + p]
-        if k != 8 and k != 9:
-            return WORKERS_ON_MAP + p + 1
-        return check_idle_context(state)
-    if ph == PH_REFILL:
-        r = state[REFILL_CHOICE]
-        c = state[REFILL_CHOICE + 1]
-        if r < 0 or r >= MARKET_W or c < 0 or c >= MARKET_W or state[STACK_N] < REFILL:
-            return REFILL_CHOICE + 1
-        if not line_empty(state, np.int64(1), r) or not line_empty(state, np.int64(0), c):
-            return REFILL_CHOICE + 1
-        state2 = state.copy()
-        state2[REFILL_CHOICE] = 0
-        state2[REFILL_CHOICE + 1] = 0
-        return check_idle_context(state2)
-    traveling = ph == PH_ORIGIN or ph == PH_STEP or ph == PH_PAY or ph == PH_MOVE_TARGET
-    if traveling or ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER:
-        t = state[TARGET]
-        if ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER or ph == PH_MOVE_TARGET:
-            if t != -1:
-                return TARGET + 1
-        elif t < 0 or t >= nf:
-            return TARGET + 1
-        if act == ACT_MOVE and ph != PH_MOVE_WORKER:
-            mv = state[MOVER]
-            if mv < 0 or mv >= nf or state[WORKER + mv] != p + 1:
-                return MOVER + 1
-        elif state[MOVER] != -1:
-            return MOVER + 1
-        npath = state[PATH_N]
-        if npath < 0 or npath > MAX_FIELDS:
-            return PATH_N + 1
-        if (ph == PH_STEP or ph == PH_PAY) != (npath > 0):
-            return PATH_N + 1
-        if act == ACT_PLACE and state[WORKERS_ON_MAP + p] >= WORKERS:
-            return WORKERS_ON_MAP + p + 1
-        visited = np.int64(0)
-        for i in range(MAX_FIELDS):
-            f = state[PATH + i]
-            if i >= npath:
-                if f != 0:
-                    return PATH + i + 1
-                continue
-            if f < 0 or f >= nf or (visited >> np.int64(f)) & np.int64(1):
+    return 0
+
+
+@jit
+def _check_exchange(state: np.ndarray, p: int) -> int:
+    """An exchange: the seat has 8 or 9 workers on the map; no other context."""
+    k = state[WORKERS_ON_MAP + p]
+    if k != 8 and k != 9:
+        return WORKERS_ON_MAP + p + 1
+    return check_idle_context(state)
+
+
+@jit
+def _check_refill(state: np.ndarray) -> int:
+    """A refill: the row and column chosen are empty lines of the market and the stack can fill
+    them; no other context."""
+    r = state[REFILL_CHOICE]
+    c = state[REFILL_CHOICE + 1]
+    if r < 0 or r >= MARKET_W or c < 0 or c >= MARKET_W or state[STACK_N] < REFILL:
+        return REFILL_CHOICE + 1
+    if not line_empty(state, np.int64(1), r) or not line_empty(state, np.int64(0), c):
+        return REFILL_CHOICE + 1
+    state2 = state.copy()
+    state2[REFILL_CHOICE] = 0
+    state2[REFILL_CHOICE + 1] = 0
+    return check_idle_context(state2)
+
+
+@jit
+def _check_path(state: np.ndarray, n: int, p: int) -> int:
+    """A travel's path so far: distinct fields of the map, the first the traveller's worker (the
+    mover's, for a move), each next to the one before, the target only at the end; and the
+    VISITED bits agree."""
+    act = state[ACT]
+    t = state[TARGET]
+    npath = state[PATH_N]
+    visited = np.int64(0)
+    for i in range(MAX_FIELDS):
+        f = state[PATH + i]
+        if i >= npath:
+            if f != 0:
                 return PATH + i + 1
-            if i == 0:
-                if state[WORKER + f] != p + 1 or (act == ACT_MOVE and f != state[MOVER]):
-                    return PATH + i + 1
-            else:
-                prev = state[PATH + i - 1]
-                adj = False
-                for d in range(4):
-                    if NEIGH[n, prev, d] == f:
-                        adj = True
-                if not adj or (f == t and i != npath - 1):
-                    return PATH + i + 1
-            visited |= bit(f)
-        if state[VISITED] != visited:
-            return VISITED + 1
-        if t >= 0 and state[WORKER + t] != 0:
+            continue
+        if f < 0 or f >= NUM_FIELDS[n] or (visited >> np.int64(f)) & np.int64(1):
+            return PATH + i + 1
+        if i == 0:
+            if state[WORKER + f] != p + 1 or (act == ACT_MOVE and f != state[MOVER]):
+                return PATH + i + 1
+        else:
+            prev = state[PATH + i - 1]
+            adj = False
+            for d in range(4):
+                if NEIGH[n, prev, d] == f:
+                    adj = True
+            if not adj or (f == t and i != npath - 1):
+                return PATH + i + 1
+        visited |= bit(f)
+    if state[VISITED] != visited:
+        return VISITED + 1
+    return 0
+
+
+@jit
+def _check_unpaid(state: np.ndarray) -> int:
+    """A travel not paying yet: no obligations, outcomes or amounts."""
+    if state[OBL_N] != 0 or state[PAY_I] != 0:
+        return OBL_N + 1
+    if state[PAY_TN] != 0 or unkept_outcomes(state):
+        return PAY_TN + 1
+    for i in range(AGG_LEN):
+        if state[AGG + i] != 0:
+            return AGG + i + 1
+    return 0
+
+
+@jit
+def _check_travel(state: np.ndarray, n: int, p: int) -> int:
+    """A placement's or a move's travel: the target (once chosen: a free field), the mover, the
+    path (:func:`_check_path`), and the payment once it has arrived (:func:`check_payment`)."""
+    ph = state[H_PHASE]
+    act = state[ACT]
+    nf = NUM_FIELDS[n]
+    t = state[TARGET]
+    if ph == PH_PLACE_TARGET or ph == PH_MOVE_WORKER or ph == PH_MOVE_TARGET:
+        if t != -1:
             return TARGET + 1
-        arrived = npath > 0 and state[PATH + npath - 1] == t
-        if (ph == PH_PAY) != arrived:
-            return PATH_N + 1
-        if ph == PH_PAY:
-            return check_payment(state, p, n)
-        if state[OBL_N] != 0 or state[PAY_I] != 0:
-            return OBL_N + 1
-        if state[PAY_TN] != 0 or unkept_outcomes(state):
-            return PAY_TN + 1
-        for i in range(AGG_LEN):
-            if state[AGG + i] != 0:
-                return AGG + i + 1
+    elif t < 0 or t >= nf:
+        return TARGET + 1
+    if act == ACT_MOVE and ph != PH_MOVE_WORKER:
+        mv = state[MOVER]
+        if mv < 0 or mv >= nf or state[WORKER + mv] != p + 1:
+            return MOVER + 1
+    elif state[MOVER] != -1:
+        return MOVER + 1
+    npath = state[PATH_N]
+    if npath < 0 or npath > MAX_FIELDS:
+        return PATH_N + 1
+    if (ph == PH_STEP or ph == PH_PAY) != (npath > 0):
+        return PATH_N + 1
+    if act == ACT_PLACE and state[WORKERS_ON_MAP + p] >= WORKERS:
+        return WORKERS_ON_MAP + p + 1
+    bad = _check_path(state, n, p)
+    if bad:
+        return bad
+    if t >= 0 and state[WORKER + t] != 0:
+        return TARGET + 1
+    arrived = npath > 0 and state[PATH + npath - 1] == t
+    if (ph == PH_PAY) != arrived:
+        return PATH_N + 1
+    if ph == PH_PAY:
+        return check_payment(state, p, n)
+    return _check_unpaid(state)
+
+
+@jit
+def _check_purchase(state: np.ndarray, n: int, p: int) -> int:
+    """A purchase: the market slot bought from holds a piece; when paying at the stalls, the split
+    chosen and the amounts it starts from (:func:`purchase_inits`), and the stall choices."""
+    s = state[SLOT]
+    if s < 0 or s >= MARKET_SLOTS:
+        return SLOT + 1
+    if state[MARKET + s] == 0:
+        return SLOT + 1
+    if state[H_PHASE] == PH_SPLIT:
+        if state[SPLIT] != 0:
+            return SPLIT + 1
         return 0
+    e = state[MARKET + s] - 1
+    cost = EQ_COST[e // NUM_COLOURS]
+    H, scal, stl, cown, bown = pay_context(state, p)
+    inits, K, k0 = purchase_inits(state, p, s, scal)
+    k = state[SPLIT]
+    if k < k0 or k >= k0 + K or k > cost:
+        return SPLIT + 1
+    for i in range(AGG_LEN):
+        if state[AGG + i] != inits[AGG_LEN * (k - k0) + i]:
+            return AGG + i + 1
+    return check_stall_choices(state, p, n)
+
+
+@jit
+def _check_stall_build(state: np.ndarray, n: int, p: int) -> int:
+    """Paying for a building at the stalls: a field the seat can build on, the amounts its cost
+    starts from, and the stall choices."""
+    f = state[BUILD_FIELD]
+    if f < 0 or f >= NUM_FIELDS[n] or not can_build(state, p, f):
+        return BUILD_FIELD + 1
+    agg = np.zeros(AGG_LEN, dtype=np.int64)
+    build_cost(state, p, f, agg, np.int64(0))
+    for i in range(AGG_LEN):
+        if state[AGG + i] != agg[i]:
+            return AGG + i + 1
+    return check_stall_choices(state, p, n)
+
+
+@jit
+def check_turn_context(state: np.ndarray, n: int) -> int:
+    """The context slots of the pending decision: only the slots its action uses are set (the rest
+    hold their unused values, checked first: kernels index with some of them in every phase), and
+    they describe a position the decision can be taken in."""
+    ph = state[H_PHASE]
+    act = state[ACT]
+    p = state[H_CURRENT]
+    bad = check_unused(state, phase_uses(ph, act))
+    if bad:
+        return bad
+    if ph == PH_ACTION:
+        return ACT + 1 if act != ACT_NONE else check_idle_context(state)
+    bad = _check_action_kind(state)
+    if bad:
+        return bad
+    if ph == PH_EXCHANGE:
+        return _check_exchange(state, p)
+    if ph == PH_REFILL:
+        return _check_refill(state)
+    if ph == PH_ORIGIN or ph == PH_STEP or ph == PH_PAY or ph == PH_MOVE_TARGET or ph == PH_PLACE_TARGET \
+            or ph == PH_MOVE_WORKER:
+        return _check_travel(state, n, p)
     if ph == PH_ACQUIRE or ph == PH_PRODUCE or ph == PH_BUILD:
         if state[SLOT] != -1 or state[SPLIT] != 0 or state[BUILD_FIELD] != -1 or state[TARGET] != -1:
             return SLOT + 1
         return 0
     if ph == PH_SPLIT or (ph == PH_STALL and act == ACT_ACQUIRE):
-        s = state[SLOT]
-        if s < 0 or s >= MARKET_SLOTS:
-            return SLOT + 1
-        if state[MARKET + s] == 0:
-            return SLOT + 1
-        if ph == PH_SPLIT:
-            if state[SPLIT] != 0:
-                return SPLIT + 1
-            return 0
-        e = state[MARKET + s] - 1
-        cost = EQ_COST[e // NUM_COLOURS]
-        H, scal, stl, cown, bown = pay_context(state, p)
-        inits, K, k0 = purchase_inits(state, p, s, scal)
-        k = state[SPLIT]
-        if k < k0 or k >= k0 + K or k > cost:
-            return SPLIT + 1
-        for i in range(AGG_LEN):
-            if state[AGG + i] != inits[AGG_LEN * (k - k0) + i]:
-                return AGG + i + 1
-        return check_stall_choices(state, p, n)
+        return _check_purchase(state, n, p)
     if ph == PH_STALL and act == ACT_BUILD:
-        f = state[BUILD_FIELD]
-        if f < 0 or f >= nf or not can_build(state, p, f):
-            return BUILD_FIELD + 1
-        agg = np.zeros(AGG_LEN, dtype=np.int64)
-        build_cost(state, p, f, agg, np.int64(0))
-        for i in range(AGG_LEN):
-            if state[AGG + i] != agg[i]:
-                return AGG + i + 1
-        return check_stall_choices(state, p, n)
+        return _check_stall_build(state, n, p)
     return H_PHASE + 1
 
 

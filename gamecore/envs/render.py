@@ -7,7 +7,7 @@ import functools
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-#: seat colours, in the order every game uses for seats 0..4 (Callisto's green, blue, red, yellow)
+#: seat colours, in the order every game uses for seats 0..4 (green, blue, red, yellow, purple)
 SEAT_RGB = ((46, 139, 87), (65, 105, 225), (205, 55, 55), (230, 190, 30), (140, 80, 170))
 BACKGROUND = (245, 240, 228)
 GRID = (170, 165, 150)

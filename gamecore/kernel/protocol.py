@@ -52,7 +52,7 @@ a seat's view; ``to_dict`` and the renderers take the viewer as an argument, and
 public view unless it is built with ``viewer="all"`` or a seat.
 
 Kernel functions (numba kernels of ``gamecore.kernel.jit``)
-----------------------------------------------------
+-----------------------------------------------------------
 ``init(state, params, seed)``
     Fill ``state`` for a new game. ``params`` is the int64 option vector made by
     :meth:`GameSpec.make_params` (``params[0]`` is always the number of players).

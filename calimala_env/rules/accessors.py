@@ -1,4 +1,4 @@
-"""Calimala rules: small helpers on the state (spaces, discs, cloth, hands, free slots, the
+"""Calimala rules: small accessors of the state (spaces, discs, cloth, hands, free slots, the
 placing player's duty). Part of :mod:`calimala_env.rules`; the rules as implemented:
 ``docs/rules/calimala.md``.
 """
