@@ -60,7 +60,7 @@ from gamecore.kernel.protocol import (
 )
 
 __all__ = [
-    "CHECKS", "HEAVY", "ONCE", "SkipTest", "case_id", "check_game", "plan",
+    "CHECKS", "HEAVY", "ONCE", "SkipTest", "case_id", "check_game", "plan", "play_random", "random_legal",
     "check_pettingzoo_api", "check_pettingzoo_seed", "check_pettingzoo_render", "check_pettingzoo_make",
     "check_spaces_and_masks", "check_apply_legal", "check_batched_equals_sequential", "check_clone_pickle_set_state",
     "check_reset_seeding", "check_rewards", "check_to_dict_json", "check_action_strings", "check_bad_actions",
@@ -108,13 +108,14 @@ def _env(spec: GameSpec, n: int | None, **kwargs: Any):
     return _package(spec).env(num_players=n, **kwargs)
 
 
-def _random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random legal action of an int8 mask."""
     legal = np.flatnonzero(mask)
     assert len(legal), "the deciding seat has no legal action"
     return int(legal[rng.integers(len(legal))])
 
 
-def _play_random(raw, rng: np.random.Generator, max_steps: int | None = None) -> int:
+def play_random(raw, rng: np.random.Generator, max_steps: int | None = None) -> int:
     """Step a raw env with random legal actions (None for dead agents); returns the steps taken."""
     steps = 0
     while raw.agents and (max_steps is None or steps < max_steps):
@@ -122,7 +123,7 @@ def _play_random(raw, rng: np.random.Generator, max_steps: int | None = None) ->
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(None)
         else:
-            raw.step(_random_legal(raw.observe(agent)["action_mask"], rng))
+            raw.step(random_legal(raw.observe(agent)["action_mask"], rng))
         steps += 1
     return steps
 
@@ -138,7 +139,7 @@ def _masked_out(env, rng: np.random.Generator) -> int | None:
         out = np.flatnonzero(mask == 0)
         if len(out):
             return int(out[0])
-        env.step(_random_legal(mask, rng))
+        env.step(random_legal(mask, rng))
     return None
 
 
@@ -261,7 +262,7 @@ def check_spaces_and_masks(game: Game, num_players: int | None = None) -> None:
             if agent != env.agent_selection:
                 assert not obs["action_mask"].any(), \
                     f"{where} step {step}: {agent} has legal actions but does not decide"
-        env.step(_random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
     assert all(type(v) is bool for v in env.terminations.values()), f"{where}: terminations are not bools"
 
 
@@ -332,7 +333,7 @@ def check_batched_equals_sequential(game: Game, num_players: int | None = None) 
             assert batch.current_players[i] == e.agent_name_mapping[agent], f"{at}: another decider"
             assert np.array_equal(o["observation"], obs[i]), f"{at}: another observation"
             assert np.array_equal(o["action_mask"], masks[i]), f"{at}: another mask"
-            actions[i] = _random_legal(masks[i], rngs[i])
+            actions[i] = random_legal(masks[i], rngs[i])
             e.step(int(actions[i]))
         obs, rewards, dones, masks = batch.step(actions)
         for i, e in enumerate(envs):
@@ -363,7 +364,7 @@ def check_clone_pickle_set_state(game: Game, num_players: int | None = None) -> 
     env = _raw_env(spec, n)
     env.reset(seed=11)
     rng = np.random.default_rng(11)
-    _play_random(env, rng, max_steps=15)
+    play_random(env, rng, max_steps=15)
     saved = env.get_state()
     clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     restored = _raw_env(spec, n)
@@ -376,7 +377,7 @@ def check_clone_pickle_set_state(game: Game, num_players: int | None = None) -> 
         r = np.random.default_rng(5)
         steps = []
         while e.agents and not e.state_array[H_TERMINAL] and len(steps) < 200:
-            a = _random_legal(e.observe(e.agent_selection)["action_mask"], r)
+            a = random_legal(e.observe(e.agent_selection)["action_mask"], r)
             e.step(a)
             steps.append((a, e.get_state().tobytes()))
         trail.append(steps)
@@ -386,7 +387,7 @@ def check_clone_pickle_set_state(game: Game, num_players: int | None = None) -> 
     b.reset()
     copies = [pickle.loads(pickle.dumps(b)), copy.deepcopy(b)]
     for step in range(20):
-        actions = np.array([_random_legal(m, rng) for m in b.masks])
+        actions = np.array([random_legal(m, rng) for m in b.masks])
         b.step(actions)
         for name, c in zip(("pickled", "deep-copied"), copies, strict=True):
             c.step(actions)
@@ -426,7 +427,7 @@ def check_rewards(game: Game, num_players: int | None = None) -> None:
             assert scored.agent_selection == agent, f"{where}: the reward mode changed the decider"
             action = None
             if not ranked.terminations[agent]:
-                action = _random_legal(ranked.observe(agent)["action_mask"], rng)
+                action = random_legal(ranked.observe(agent)["action_mask"], rng)
             for e, tot in zip((ranked, scored), totals, strict=True):
                 if action is None:
                     tot[agent] += e._cumulative_rewards[agent]
@@ -465,7 +466,7 @@ def check_to_dict_json(game: Game, num_players: int | None = None) -> None:
                 f"{_where(spec, n)} step {step}: the view of {viewer!r} is not plain JSON (phase {view.get('phase')})"
         if not env.agents:
             break
-        _play_random(env, rng, max_steps=1)
+        play_random(env, rng, max_steps=1)
 
 
 def check_action_strings(game: Game, num_players: int | None = None) -> None:
@@ -627,11 +628,11 @@ def check_bad_states(game: Game, num_players: int | None = None) -> None:
         for _ in range(5):  # accepted: the game continues legally from it
             if env.state_array[H_TERMINAL]:
                 break
-            env.step(_random_legal(env.observe(env.agent_selection)["action_mask"], play))
+            env.step(random_legal(env.observe(env.agent_selection)["action_mask"], play))
         env.set_state(good)
 
     env.reset(seed=0)
-    _play_random(env, np.random.default_rng(0), max_steps=12)
+    play_random(env, np.random.default_rng(0), max_steps=12)
     mid = env.get_state()
     cases = [(H_DECISIONS, 2**63 - 1), (H_DECISIONS, MAX_COUNTER + 1), (H_OWNER, -1), (H_OWNER, n), (H_PHASE, -1),
              (H_PHASE, max(99, len(spec.phase_names))), (H_DONE, 1 << int(mid[H_CURRENT]))]
@@ -656,7 +657,7 @@ def check_call_order(game: Game, num_players: int | None = None) -> None:
     for name, call in calls.items():
         _raises(RuntimeError, r"reset\(\) must be called before", f"{where}: {name} before reset", call)
     env.reset(seed=0)
-    _play_random(env, np.random.default_rng(0))
+    play_random(env, np.random.default_rng(0))
     assert env.agents == [], f"{where}: agents left after the game: {env.agents}"
     _raises(RuntimeError, "game is over", f"{where}: step after the game", env.step, None)
     _raises(RuntimeError, "game is over", f"{where}: last after the game", env.last)
@@ -679,7 +680,7 @@ def check_batched_bad_input(game: Game, num_players: int | None = None) -> None:
     for _ in range(10_000):  # until game 1's decider has a masked-out action (at once, in most games)
         if not b.masks[1].all():
             break
-        b.step(np.array([_random_legal(m, rng) for m in b.masks]))
+        b.step(np.array([random_legal(m, rng) for m in b.masks]))
     before = b.states.copy()
     legal = [int(np.flatnonzero(m)[0]) for m in b.masks]
     masked = np.flatnonzero(b.masks[1] == 0)
@@ -751,7 +752,7 @@ def check_resample_keeps_view(game: Game, num_players: int | None = None) -> Non
     rng = np.random.default_rng(21)
     changed = 0
     for round_ in range(6):
-        _play_random(env, rng, max_steps=15)
+        play_random(env, rng, max_steps=15)
         if env.state_array[H_TERMINAL]:
             env.reset()
             continue
@@ -771,7 +772,7 @@ def check_resample_keeps_view(game: Game, num_players: int | None = None) -> Non
             changed += not np.array_equal(hidden, state)
             other = _raw_env(spec, n)
             other.set_state(redealt)  # a position the game accepts ...
-            _play_random(other, np.random.default_rng(p), max_steps=30)  # ... and plays on from
+            play_random(other, np.random.default_rng(p), max_steps=30)  # ... and plays on from
     if spec.hides_information(n):
         assert changed > 0, f"{_where(spec, n)}: resample never redealt anything hidden"
 
@@ -787,7 +788,7 @@ def check_resample_depends_only_on_view(game: Game, num_players: int | None = No
     rng = np.random.default_rng(33)
     differed = 0
     for round_ in range(4):
-        _play_random(env, rng, max_steps=12)
+        play_random(env, rng, max_steps=12)
         if env.state_array[H_TERMINAL]:
             env.reset()
             continue
@@ -812,7 +813,7 @@ def check_generator_in_no_view(game: Game, num_players: int | None = None) -> No
     n = _count(spec, num_players)
     env = _raw_env(spec, n)
     env.reset(seed=3)
-    _play_random(env, np.random.default_rng(3), max_steps=25)
+    play_random(env, np.random.default_rng(3), max_steps=25)
     state = env.get_state()
     other = state.copy()
     other[H_RNG] ^= 0x5DEECE66D
@@ -893,7 +894,7 @@ def check_global_state(game: Game, num_players: int | None = None) -> None:
         for view, st in views.items():
             assert np.array_equal(raw.state(view), st), f"{where}: the generator shows in state({view!r})"
         raw.set_state(state)
-        _play_random(raw, rng, max_steps=7)
+        play_random(raw, rng, max_steps=7)
         if raw.game_over:
             break
     b = BatchedGames(spec, 2, seed=40, num_players=n)
@@ -1015,7 +1016,7 @@ def check_agents(game: Game, num_players: int | None = None) -> None:
 
     raw = _raw_env(spec, n)
     raw.reset(seed=6)
-    _play_random(raw, np.random.default_rng(6), max_steps=9)
+    play_random(raw, np.random.default_rng(6), max_steps=9)
     state = raw.get_state()
     mask = raw.observe(raw.agent_selection)["action_mask"]
     for make in (lambda s: GreedyAgent(spec, seed=s), lambda s: MCTSAgent(spec, seed=s, budget=16)):

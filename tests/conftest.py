@@ -17,6 +17,7 @@ import pytest
 
 from gamecore.kernel.games import GAMES
 from gamecore.kernel.protocol import H_CURRENT
+from gamecore.testing import play_random, random_legal  # noqa: F401  (the tests import them from here)
 
 
 def _import_all() -> dict[str, object]:
@@ -33,24 +34,6 @@ GAME_PLAYERS = [(g, n) for g in GAME_NAMES for n in MODULES[g].GAME.player_count
 
 def game_module(name: str):
     return MODULES[name]
-
-
-def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
-    legal = np.flatnonzero(mask)
-    return int(legal[rng.integers(len(legal))])
-
-
-def play_random(raw, rng: np.random.Generator, max_steps: int | None = None) -> int:
-    """Step a raw env with random legal actions (None for dead agents); returns steps taken."""
-    steps = 0
-    while raw.agents and (max_steps is None or steps < max_steps):
-        agent = raw.agent_selection
-        if raw.terminations[agent] or raw.truncations[agent]:
-            raw.step(None)
-        else:
-            raw.step(random_legal(raw.observe(agent)["action_mask"], rng))
-        steps += 1
-    return steps
 
 
 def play_to_end(raw, rng: np.random.Generator, max_steps: int = 100_000) -> None:
