@@ -94,7 +94,7 @@ def _package(spec: GameSpec):
     """The game's package: it exposes ``raw_env`` and ``env`` (``gamecore.kernel.games``)."""
     package = sys.modules.get(type(spec).__module__.partition(".")[0])
     raw = getattr(package, "raw_env", None)
-    assert raw is not None and hasattr(package, "env"), (
+    assert package is not None and raw is not None and hasattr(package, "env"), (
         f"{spec.name}: the package of its GameSpec ({type(spec).__module__}) must expose raw_env and env")
     assert raw.game is spec, f"{spec.name}: {package.__name__}.raw_env.game is not the spec under test"
     return package
@@ -375,7 +375,7 @@ def check_clone_pickle_set_state(game: Game, num_players: int | None = None) -> 
     trail = []
     for e in [env, *clones, restored]:
         r = np.random.default_rng(5)
-        steps = []
+        steps: list[tuple[int, Any]] = []
         while e.agents and not e.state_array[H_TERMINAL] and len(steps) < 200:
             a = random_legal(e.observe(e.agent_selection)["action_mask"], r)
             e.step(a)
@@ -506,9 +506,10 @@ def check_bad_actions(game: Game, num_players: int | None = None) -> None:
         _raises(IllegalActionError, None, f"{where}: step({bad!r})", env.step, bad)
         _unchanged(before, env.get_state(), f"{where}: step({bad!r})")
     a = env.legal_actions()[-1]
-    for kind, bad in (("timedelta", np.timedelta64(a)), ("datetime", np.datetime64(a, "s")),
-                      ("timedelta array", np.array(a, "m8[s]")), ("bool array", np.array(True)),
-                      ("bytes", str(a).encode())):
+    kinds: tuple[tuple[str, Any], ...] = (
+        ("timedelta", np.timedelta64(a)), ("datetime", np.datetime64(a, "s")),
+        ("timedelta array", np.array(a, "m8[s]")), ("bool array", np.array(True)), ("bytes", str(a).encode()))
+    for kind, bad in kinds:
         _raises(IllegalActionError, "integer action", f"{where}: a legal action number as a {kind}", env.step, bad)
         _unchanged(before, env.get_state(), f"{where}: a {kind} action")
     illegal = _masked_out(env, np.random.default_rng(0))
@@ -717,6 +718,8 @@ def check_sb3_maskable_ppo(game: Game, num_players: int | None = None) -> None:
         from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     except ImportError:
         raise SkipTest("needs sb3-contrib (the train extra)") from None
+    from gymnasium import spaces
+
     from gamecore.envs.sb3 import SelfPlayVecEnv
 
     spec = _spec(game)
@@ -726,8 +729,11 @@ def check_sb3_maskable_ppo(game: Game, num_players: int | None = None) -> None:
     assert is_masking_supported(venv), f"{where}: sb3-contrib does not see the vec env's masks"
     obs = venv.reset()
     masks = get_action_masks(venv)
-    assert masks.shape == (4, venv.action_space.n) and masks.dtype == bool, f"{where}: masks {masks.shape}"
-    assert obs.shape == (4, *venv.observation_space.shape), f"{where}: observations {obs.shape}"
+    assert isinstance(venv.action_space, spaces.Discrete), f"{where}: action space {venv.action_space}"
+    n_actions = int(venv.action_space.n)
+    obs_shape = tuple(venv.observation_space.shape or ())
+    assert masks.shape == (4, n_actions) and masks.dtype == bool, f"{where}: masks {masks.shape}"
+    assert obs.shape == (4, *obs_shape), f"{where}: observations {obs.shape}"
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(64)
     for step in range(30):  # the learner only ever sees its own turns
@@ -841,6 +847,7 @@ def check_renders_public_by_default(game: Game, num_players: int | None = None) 
         rgb = raw(num_players=n, render_mode="rgb_array", viewer=viewer)
         rgb.reset(seed=8)
         assert np.array_equal(rgb.render(), spec.render_rgb(st, code)), f"{where}: rgb render for viewer {viewer!r}"
+    assert st is not None
     assert spec.to_dict(st, VIEW_PUBLIC)["viewer"] == "public", f"{where}: the public view does not say so"
     assert spec.to_dict(st, VIEW_ALL)["viewer"] == "all", f"{where}: the full view does not say so"
 
@@ -1021,10 +1028,11 @@ def check_agents(game: Game, num_players: int | None = None) -> None:
     mask = raw.observe(raw.agent_selection)["action_mask"]
     for make in (lambda s: GreedyAgent(spec, seed=s), lambda s: MCTSAgent(spec, seed=s, budget=16)):
         before = state.copy()
-        first = make(11).act_one(None, mask, state)
+        obs = raw.observe(raw.agent_selection)["observation"]
+        first = make(11).act_one(obs, mask, state)
         name = make(11).spec
         assert np.array_equal(state, before), f"{where}: {name} changed the state it was given"
-        assert make(11).act_one(None, mask, state) == first, f"{where}: {name} does not repeat under a seed"
+        assert make(11).act_one(obs, mask, state) == first, f"{where}: {name} does not repeat under a seed"
         assert mask[first], f"{where}: {name} took illegal action {first}"
 
 
