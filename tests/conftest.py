@@ -1,8 +1,10 @@
 """Shared test fixtures: the games under test and helpers to drive them.
 
-Every game of ``gamecore.kernel.games.GAMES`` is under test at every player count it supports (from the
-game's own limits). A game package that fails to import fails the whole run here, at collection:
-it never drops out of the suite silently.
+Every game this distribution declares (the entry-point group ``tabletop_rl_envs.games`` of
+``pyproject.toml``) is under test at every player count it supports (from the game's own limits);
+a game installed beside it from a distribution of its own is that distribution's to test (the
+conformance kit, ``gamecore.testing``, serves it). A game package that fails to import fails the
+whole run here, at collection: it never drops out of the suite silently.
 """
 
 from __future__ import annotations
@@ -14,21 +16,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 
 from gamecore.kernel.games import GAMES
 from gamecore.kernel.protocol import H_CURRENT
 from gamecore.testing import play_random, random_legal  # noqa: F401  (the tests import them from here)
 
+ROOT_DIR = Path(__file__).resolve().parent.parent
+#: this distribution's games, name -> package, as its pyproject.toml declares them
+OUR_GAMES: dict[str, str] = tomllib.loads((ROOT_DIR / "pyproject.toml").read_text())["project"]["entry-points"][
+    "tabletop_rl_envs.games"]
+
 
 def _import_all() -> dict[str, object]:
     modules = {}
-    for name, package in GAMES.items():
+    for name, package in OUR_GAMES.items():
+        assert GAMES.get(name) == package, f"{name} is not in the registry: reinstall (pip install -e .)"
         modules[name] = importlib.import_module(package)  # an ImportError here fails the run
     return modules
 
 
 MODULES = _import_all()
-GAME_NAMES = list(GAMES)
+GAME_NAMES = list(OUR_GAMES)
 GAME_PLAYERS = [(g, n) for g in GAME_NAMES for n in MODULES[g].GAME.player_counts]
 
 

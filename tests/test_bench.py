@@ -145,8 +145,9 @@ def test_the_compile_breakdown_charges_each_kernel_its_own_time_only():
 def test_the_notice_timer_measures_every_path_the_compile_notice_quotes():
     """benchmarks/notice_seconds.py times exactly the paths a game can register compile figures for
     (``gamecore.kernel.games.COMPILE_PATHS``), and every game registered a figure for each of them."""
+    from conftest import OUR_GAMES as GAMES
     from gamecore.kernel import jit
-    from gamecore.kernel.games import COMPILE_PATHS, GAMES, game_package
+    from gamecore.kernel.games import COMPILE_PATHS, game_package
 
     spec = importlib.util.spec_from_file_location("notice_seconds", ROOT / "benchmarks" / "notice_seconds.py")
     ns = importlib.util.module_from_spec(spec)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import GAME_NAMES
+from conftest import OUR_GAMES as GAMES
 from gamecore.kernel import jit as gjit
-from gamecore.kernel.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamecore.kernel.games import GAMES
+from conftest import OUR_GAMES as GAMES
 from gamecore.kernel.protocol import H_NPLAYERS, H_TERMINAL, VIEW_PUBLIC
 
 EXPORTS = ("env", "raw_env", "GAME", "state_from_ascii", "legal_strings")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gamecore.kernel.games import GAMES, game_package
+from conftest import OUR_GAMES as GAMES
+from gamecore.kernel.games import game_package
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())

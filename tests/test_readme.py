@@ -22,7 +22,7 @@ import pytest
 import tomllib
 from test_examples import load_script
 
-from gamecore.kernel.games import GAMES
+from conftest import OUR_GAMES as GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

@@ -40,6 +40,7 @@ import json
 import math
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,8 +227,14 @@ def mean_ci(values: list[float], z: float = Z95) -> tuple[float, float]:
 
 
 def ratings(run: ArenaRun) -> dict[str, dict[str, float]]:
-    """OpenSkill (Plackett-Luce) rating of every agent over the run's games."""
-    from openskill.models import PlackettLuce
+    """OpenSkill (Plackett-Luce) rating of every agent over the run's games; none (and a warning)
+    where openskill is not installed (the ``arena`` extra)."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        warnings.warn("tabletop-rl-envs: no ratings without openskill (pip install 'tabletop-rl-envs[arena]')",
+                      RuntimeWarning, stacklevel=2)
+        return {}
 
     model = PlackettLuce()
     current = [model.rating(name=name) for name in run.agents]
