@@ -58,7 +58,8 @@ def test_action_masker_and_dummy_vec_env_train_maskable_ppo(game_name):
 @pytest.mark.slow
 def test_maskable_ppo_trains_in_subproc_vec_env(game_name):
     # worker processes start without this process's imports: the "module:id" form registers there
-    env_id = f"{game_module(game_name).__name__}:{gym_id(game_name)}"
+    # (gamecore.envs registers every game; a game package alone registers nothing)
+    env_id = f"gamecore.envs:{gym_id(game_name)}"
     venv = make_vec_env(env_id, n_envs=2, seed=0, vec_env_cls=SubprocVecEnv)
     try:
         assert is_masking_supported(venv)

@@ -190,7 +190,7 @@ def rollout_value(K, state: np.ndarray, mask: np.ndarray, count: int, rng: np.nd
     """Play ``state`` on by uniformly random legal decisions (``mask``: its legal mask, ``count``
     legal; the generator ``rng[row]``), to the end or for ``horizon`` decisions (0: to the end),
     and write the value of the position reached per seat into ``out``: the rank rewards, or on a
-    game cut short with ``scale`` > 0, ``tanh(margin / scale)`` (:func:`margin_values`). The
+    game cut short with ``scale`` > 0, ``tanh(margin / scale)`` (``margin_values``). The
     rollout of MCTS and of PUCT's mixed leaf value.
 
     ``K`` is the rules module the calling kernel closes over (numba passes a module as a compile-time
