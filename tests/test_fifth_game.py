@@ -102,7 +102,12 @@ def test_the_installed_distribution_is_found_by_its_entry_point(tmp_path):
     PYTHONPATH, is what an install puts in site-packages. Built from a copy: the build leaves
     build/ and an egg-info behind."""
     import shutil
+    from importlib.metadata import version
 
+    # built without isolation, by this venv's setuptools: the example's build-system asks for 77+
+    # (SPDX license strings), which a venv of the lowest supported versions may not have
+    if int(version("setuptools").split(".")[0]) < 77:
+        pytest.skip(f"needs setuptools>=77 in this venv to build the example's wheel, has {version('setuptools')}")
     source = tmp_path / "src"
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("__pycache__"))
     run(["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(source), "-w", str(tmp_path)])
@@ -346,4 +351,6 @@ def test_conformance_kit(cf):
     from gamecore import testing
 
     ran = testing.check_game(cf.GAME)
-    assert {name.partition("[")[0] for name in ran} >= set(testing.CHECKS) - {"openspiel", "openspiel_random_sim"}
+    # every check ran but those of a toolkit this venv lacks (they skip: sb3-contrib, open_spiel)
+    optional = {"sb3_maskable_ppo", "openspiel", "openspiel_random_sim"}
+    assert {name.partition("[")[0] for name in ran} >= set(testing.CHECKS) - optional
