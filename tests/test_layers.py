@@ -103,3 +103,20 @@ def test_importing_kernel_modules_imports_neither_gymnasium_nor_pettingzoo(packa
                          text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "[]", (modules, out.stdout)
+
+
+def test_a_game_package_exports_its_names_lazily_and_a_set_value_wins():
+    """``lazy_exports``: ``<game>_env.env`` is the env function even once the submodule of the same
+    name is imported, and a value set on the package (a test's monkeypatch) is what it gives until
+    deleted."""
+    import importlib
+
+    name = sorted(GAMES)[0]
+    package = importlib.import_module(GAMES[name])
+    importlib.import_module(f"{package.__name__}.env")  # binds the submodule `env` on the package
+    assert callable(package.env) and not isinstance(package.env, type(package))
+    original = package.env
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(package, "env", "stand-in")
+        assert package.env == "stand-in"
+    assert package.env is original

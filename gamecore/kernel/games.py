@@ -243,13 +243,22 @@ def lazy_exports(package: str, exports: dict[str, str]) -> None:
     module = sys.modules[package]
 
     def export(name: str, source: str) -> property:
-        def get(_self):
+        slot = f"_lazy_export_{name}"  # a value set on the package (a test's monkeypatch) wins
+
+        def get(self):
+            if slot in self.__dict__:
+                return self.__dict__[slot]
             return getattr(importlib.import_module(source), name)
 
-        def keep(_self, _value) -> None:  # the import system binding the submodule of the same name
-            pass
+        def put(self, value) -> None:
+            if isinstance(value, types.ModuleType) and value.__name__ == f"{package}.{name}":
+                return  # the import system binding the submodule of the same name
+            self.__dict__[slot] = value
 
-        return property(get, keep)
+        def drop(self) -> None:
+            self.__dict__.pop(slot, None)
+
+        return property(get, put, drop)
 
     props = {name: export(name, source) for name, source in exports.items()}
     module.__class__ = type(f"{package}_package", (types.ModuleType,), props)
