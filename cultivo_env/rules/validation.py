@@ -405,13 +405,9 @@ def check_unused(state: np.ndarray, used: int) -> int:
 def check_idle_context(state: np.ndarray) -> int:
     if state[TARGET] != -1 or state[MOVER] != -1 or state[VISITED] != 0 or state[PATH_N] != 0:
         return TARGET + 1
-    if state[OBL_N] != 0 or state[PAY_I] != 0:
-        return OBL_N + 1
-    if state[PAY_TN] != 0 or unkept_outcomes(state):
-        return PAY_TN + 1
-    for i in range(AGG_LEN):
-        if state[AGG + i] != 0:
-            return AGG + i + 1
+    code = _check_unpaid(state)
+    if code:
+        return code
     if state[STALL_K] != 0 or state[SLOT] != -1 or state[SPLIT] != 0 or state[BUILD_FIELD] != -1:
         return STALL_K + 1
     for i in range(NUM_COLOURS):
