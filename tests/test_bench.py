@@ -200,3 +200,21 @@ def test_replay_timing_records_the_slowest_and_the_named_phases_and_replays_them
         rt.record("calcada", 2, games=1, slowest=1, phases=["no such phase"])
     with pytest.raises(SystemExit):
         rt.record("calimala", 2, games=1, slowest=1, phases=[])  # Calimala seats 3-5
+
+
+def test_the_write_floor_writes_the_bytes_a_step_writes_and_times_the_same_batch():
+    """benchmarks/write_floor.py: the floor copies an observation and a mask per game, as many bytes
+    as the batch's own arrays hold, and the rules and step rates are measured on bench.py's batch."""
+    spec = importlib.util.spec_from_file_location("write_floor", ROOT / "benchmarks" / "write_floor.py")
+    wf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wf)
+    obs = np.zeros((4, 10), dtype=np.int8)
+    masks = np.full((4, 6), 7, dtype=np.int8)
+    wf.write_rows(obs, np.arange(10, dtype=np.int8), masks, 2)
+    assert (obs == np.arange(10)).all() and (masks.sum(axis=1) == 1).all() and (masks[:, 2] == 1).all()
+    from callisto_env.game import GAME
+
+    r = wf.measure("callisto", 2, num_envs=16, seconds=0.03)
+    params = GAME.make_params(num_players=2)
+    assert r["obs_bytes"] == int(np.prod(GAME.obs_shape(params))) and r["mask_bytes"] == GAME.num_actions(params)
+    assert r["floor"] > 0 and r["rules"] > 0 and r["step"] > 0
