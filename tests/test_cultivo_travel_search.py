@@ -252,3 +252,64 @@ def test_a_summary_floor_counts_every_field_and_canal():
     assert T.summary_floor(s, 2, 1) == 2 * 6 + 2
     assert T.summary_floor(s, 1, 2) == 6 + 2 * 2
 
+
+
+def _search_alone(state, p: int, w: int, sources: np.ndarray, blocked: int, stop_after: int) -> tuple[int, np.ndarray]:
+    """``travel_search`` without its tree: ``search_labels`` (retried in a bigger workspace when full)."""
+    found = np.zeros(L.MAX_FIELDS, dtype=np.int8)
+    ws = T.new_ws()
+    r = T.search_labels(state, p, w, sources, len(sources), np.int64(0), np.int64(blocked), -1, found, stop_after, ws)
+    size = ws.shape[0]
+    while r == T.SEARCH_FULL:
+        size *= 4
+        ws = T.grow(ws, size)
+        r = T.search_labels(state, p, w, sources, len(sources), np.int64(0), np.int64(blocked), -1, found,
+                            stop_after, ws)
+    return r, found
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_tree_finds_only_targets_the_label_search_finds_and_the_search_the_rest(n):
+    """``travel_search`` first marks the targets the cheapest walks of one tree reach and pay for
+    (``tree_targets``), then searches labels only for the rest: at every move and place decision
+    of random games, for every worker of the seat and every ``stop_after``, the tree's fields are
+    some of the label search's, and the two together are exactly the label search's."""
+    K = GAME.kernels
+    params = GAME.make_params(n)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(100 + n)
+    compared = by_tree = rest = 0
+    for g in range(2):
+        K.init(state, params, 200 + g)
+        while not state[H_TERMINAL]:
+            count = K.legal_mask(state, mask)
+            ph = int(state[H_PHASE])
+            if ph in (L.PH_ACTION, L.PH_MOVE_WORKER, L.PH_MOVE_TARGET, L.PH_PLACE_TARGET):
+                p = int(state[H_CURRENT])
+                own = [f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == p + 1]
+                w = int(L.PLACE_WHEAT[min(int(state[L.WORKERS_ON_MAP + p]), L.WORKERS - 1)])
+                cases = [(np.array([f], dtype=np.int64), 1 << f, 0) for f in own]
+                if state[L.WORKERS_ON_MAP + p] < L.WORKERS:
+                    cases.append((np.array(own, dtype=np.int64), 0, w))
+                for sources, blocked, wheat in cases:
+                    n_all, want = _search_alone(state, p, wheat, sources, blocked, 0)
+                    tree = np.zeros(L.MAX_FIELDS, dtype=np.int8)
+                    ws = T.new_ws()
+                    k = T.tree_targets(state, p, wheat, sources, len(sources), np.int64(0), np.int64(blocked), tree,
+                                       0, ws)
+                    assert k == tree.sum() and not (tree & ~want).any(), (n, g, sources)
+                    by_tree += k
+                    rest += n_all - k
+                    for stop_after in (0, 1, 2):
+                        got = np.zeros(L.MAX_FIELDS, dtype=np.int8)
+                        r = T.travel_search(state, p, wheat, sources, len(sources), np.int64(0), np.int64(blocked),
+                                            -1, got, stop_after, T.new_ws())
+                        assert r == got.sum() and not (got & ~want).any(), (n, g, sources, stop_after)
+                        if stop_after == 0:
+                            assert np.array_equal(got, want), (n, g, sources)
+                        else:
+                            assert r >= min(stop_after, n_all), (n, g, sources, stop_after)
+                    compared += 1
+            K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
+    assert compared >= 100 and by_tree > 0 and rest > 0, (compared, by_tree, rest)
