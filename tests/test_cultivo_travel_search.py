@@ -313,3 +313,71 @@ def test_the_tree_finds_only_targets_the_label_search_finds_and_the_search_the_r
                     compared += 1
             K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
     assert compared >= 100 and by_tree > 0 and rest > 0, (compared, by_tree, rest)
+
+
+def _hops_to(n: int, target: int, blocked: int) -> np.ndarray:
+    """Hops from each field to ``target`` over the fields not in ``blocked`` (MAX_FIELDS: none)."""
+    dist = np.full(L.MAX_FIELDS, L.MAX_FIELDS, dtype=np.int64)
+    dist[target] = 0
+    queue = [target]
+    for u in queue:
+        for v in L.NEIGH[n, u]:
+            v = int(v)
+            if v >= 0 and dist[v] == L.MAX_FIELDS and not (blocked >> v) & 1:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+    return dist
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_descent_straight_to_the_target_is_payable_only_where_the_exhaustive_search_finds_a_walk(n):
+    """``search_labels`` with a target first tries one walk down the hops (``descent_ok``): at the
+    step and origin decisions of random games, whenever it says yes the exhaustive search reaches
+    the target too (the first hundred are checked; and it says yes often: the quick test is worth
+    its time)."""
+    from cultivo_env.rules.payment import WS_LAB
+
+    K = GAME.kernels
+    params = GAME.make_params(n)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(300 + n)
+    yes = tried = 0
+    for g in range(1):
+        K.init(state, params, 400 + g)
+        while not state[H_TERMINAL]:
+            count = K.legal_mask(state, mask)
+            ph = int(state[H_PHASE])
+            if ph in (L.PH_STEP, L.PH_ORIGIN):
+                p = int(state[H_CURRENT])
+                target = int(state[L.TARGET])
+                w = int(T.travel_wheat(state, p))
+                payable = payability(state, p, w)
+                if ph == L.PH_ORIGIN:
+                    own = [f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == p + 1]
+                    cases = [(o, 0, 1 << o) for o in own]
+                else:
+                    cur = int(state[L.PATH + state[L.PATH_N] - 1])
+                    s = int(T.path_summary(state, p))
+                    cases = []
+                    for v in L.NEIGH[n, cur]:
+                        v = int(v)
+                        if v < 0 or v == target or (int(state[L.VISITED]) >> v) & 1:
+                            continue
+                        s1, s2 = step_costs(state, p, cur, v, s)
+                        if s2 >= 0:
+                            cases.append((v, s2, int(state[L.VISITED]) | (1 << v)))
+                for u, s0, blocked in cases:
+                    ws = T.new_ws()
+                    T.load_context(state, p, ws)
+                    ws[WS_LAB:WS_LAB + L.MAX_FIELDS] = _hops_to(n, target, blocked)
+                    ok = T.descent_ok(state, p, w, u, np.int64(s0), np.int64(blocked), target, ws, WS_LAB)
+                    tried += 1
+                    if ok:
+                        yes += 1
+                        assert payable(s0), (n, g, u)
+                    if ok and yes <= 100:  # the exhaustive search is slow: the first hundred
+                        r = exhaustive(state, p, payable, [u], s0, blocked, {target})
+                        assert r is None or r == {target}, (n, g, u)
+            K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
+    assert tried >= 50 and yes >= tried // 4, (tried, yes)

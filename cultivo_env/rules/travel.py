@@ -442,6 +442,44 @@ def tree_targets(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsr
 
 
 @jit
+def descent_ok(state: np.ndarray, payer: int, w: int, u: int, s0: np.int64, blocked: np.int64, target: int,
+               ws: np.ndarray, dist: int) -> bool:
+    """A quick sufficient test of a search with a target: the walk from u that always steps to a
+    neighbour nearest the target (``ws[dist:]``: hops to it over the fields not blocked; a neighbour
+    in the same village first, then the first in the order up, down, left, right) reaches a free
+    target and can be paid, with obligations ``s0`` so far. The hops fall at every step, so the walk
+    is a simple path that never enters a blocked field or u again: one :func:`search_labels` would
+    find payable too."""
+    n = state[H_NPLAYERS]
+    if state[WORKER + target] != 0:
+        return False
+    s = s0
+    while True:
+        best = -1
+        bd = MAX_FIELDS
+        for d in range(4):
+            v = NEIGH[n, u, d]
+            if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
+                continue
+            dv = ws[dist + v]
+            if dv < bd or (dv == bd and place_of(v) == place_of(u) and place_of(best) != place_of(u)):
+                bd = dv
+                best = v
+        if best < 0 or bd >= MAX_FIELDS:
+            return False
+        if place_of(u) != place_of(best):
+            s = summary_canal(s)
+            if s < 0:
+                return False
+        if best == target:
+            return cached_feasible(s, w, ws, payer)
+        s = summary_pass(state, s, best, payer)
+        if s < 0:
+            return False
+        u = best
+
+
+@jit
 def search_room(ws: np.ndarray, w: int):
     """Goods the payer can spend on fields and canals (what it holds, one more per own scales, less
     the placement wheat ``w``), and the least cost of a field and of a canal (2, or 1 once anyone
@@ -553,6 +591,10 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
         for f in range(MAX_FIELDS):
             ws[bucket + f] = -1
         lo = MAX_FIELDS
+        # the quick way first: one walk straight down the hops to the target, paid
+        for i in range(nsrc):
+            if descent_ok(state, payer, w, sources[i], s0, blocked, target, ws, dist):
+                return 1
     for i in range(nsrc):
         u = sources[i]
         if guided:
