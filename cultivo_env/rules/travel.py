@@ -352,10 +352,12 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
     whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
-    first ``stop_after`` when that is not 0). :func:`search_labels` searches in the workspace ``ws``
-    (:func:`new_ws`, shared by the searches of one payer and one wheat); a search that needs more
-    labels than it holds runs again in a bigger copy (rarely; here, so that the search's loop never
-    reassigns an array: numba would count references at every turn of it).
+    first ``stop_after`` when that is not 0). Without a target, :func:`tree_targets` first marks the
+    fields the cheapest walks of one tree reach and pay for, and the labels are searched only for the
+    free fields still open (``found[f] == 0``), if any. :func:`search_labels` searches in the
+    workspace ``ws`` (:func:`new_ws`, shared by the searches of one payer and one wheat); a search
+    that needs more labels than it holds runs again in a bigger copy (rarely; here, so that the
+    search's loop never reassigns an array: numba would count references at every turn of it).
     """
     pre = 0
     if target < 0:
@@ -533,6 +535,9 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     its h - 1 fields where it is h hops away over the fields not blocked). No payable walk to an open
     target starts with such a label, so the answer is the same; such a label is not even kept (nor
     tested for payability) when it is made.
+
+    With a target, the walk straight down the hops (:func:`descent_ok`) is tried before any label.
+    Without one, only the free fields not yet set in ``found`` are looked for (and counted).
     """
     n = state[H_NPLAYERS]
     load_context(state, payer, ws)
