@@ -252,3 +252,132 @@ def test_a_summary_floor_counts_every_field_and_canal():
     assert T.summary_floor(s, 2, 1) == 2 * 6 + 2
     assert T.summary_floor(s, 1, 2) == 6 + 2 * 2
 
+
+
+def _search_alone(state, p: int, w: int, sources: np.ndarray, blocked: int, stop_after: int) -> tuple[int, np.ndarray]:
+    """``travel_search`` without its tree: ``search_labels`` (retried in a bigger workspace when full)."""
+    found = np.zeros(L.MAX_FIELDS, dtype=np.int8)
+    ws = T.new_ws()
+    r = T.search_labels(state, p, w, sources, len(sources), np.int64(0), np.int64(blocked), -1, found, stop_after, ws)
+    size = ws.shape[0]
+    while r == T.SEARCH_FULL:
+        size *= 4
+        ws = T.grow(ws, size)
+        r = T.search_labels(state, p, w, sources, len(sources), np.int64(0), np.int64(blocked), -1, found,
+                            stop_after, ws)
+    return r, found
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_tree_finds_only_targets_the_label_search_finds_and_the_search_the_rest(n):
+    """``travel_search`` first marks the targets the cheapest walks of one tree reach and pay for
+    (``tree_targets``), then searches labels only for the rest: at every move and place decision
+    of random games, for every worker of the seat and every ``stop_after``, the tree's fields are
+    some of the label search's, and the two together are exactly the label search's."""
+    K = GAME.kernels
+    params = GAME.make_params(n)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(100 + n)
+    compared = by_tree = rest = 0
+    for g in range(2):
+        K.init(state, params, 200 + g)
+        while not state[H_TERMINAL]:
+            count = K.legal_mask(state, mask)
+            ph = int(state[H_PHASE])
+            if ph in (L.PH_ACTION, L.PH_MOVE_WORKER, L.PH_MOVE_TARGET, L.PH_PLACE_TARGET):
+                p = int(state[H_CURRENT])
+                own = [f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == p + 1]
+                w = int(L.PLACE_WHEAT[min(int(state[L.WORKERS_ON_MAP + p]), L.WORKERS - 1)])
+                cases = [(np.array([f], dtype=np.int64), 1 << f, 0) for f in own]
+                if state[L.WORKERS_ON_MAP + p] < L.WORKERS:
+                    cases.append((np.array(own, dtype=np.int64), 0, w))
+                for sources, blocked, wheat in cases:
+                    n_all, want = _search_alone(state, p, wheat, sources, blocked, 0)
+                    tree = np.zeros(L.MAX_FIELDS, dtype=np.int8)
+                    ws = T.new_ws()
+                    k = T.tree_targets(state, p, wheat, sources, len(sources), np.int64(0), np.int64(blocked), tree,
+                                       0, ws)
+                    assert k == tree.sum() and not (tree & ~want).any(), (n, g, sources)
+                    by_tree += k
+                    rest += n_all - k
+                    for stop_after in (0, 1, 2):
+                        got = np.zeros(L.MAX_FIELDS, dtype=np.int8)
+                        r = T.travel_search(state, p, wheat, sources, len(sources), np.int64(0), np.int64(blocked),
+                                            -1, got, stop_after, T.new_ws())
+                        assert r == got.sum() and not (got & ~want).any(), (n, g, sources, stop_after)
+                        if stop_after == 0:
+                            assert np.array_equal(got, want), (n, g, sources)
+                        else:
+                            assert r >= min(stop_after, n_all), (n, g, sources, stop_after)
+                    compared += 1
+            K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
+    assert compared >= 100 and by_tree > 0 and rest > 0, (compared, by_tree, rest)
+
+
+def _hops_to(n: int, target: int, blocked: int) -> np.ndarray:
+    """Hops from each field to ``target`` over the fields not in ``blocked`` (MAX_FIELDS: none)."""
+    dist = np.full(L.MAX_FIELDS, L.MAX_FIELDS, dtype=np.int64)
+    dist[target] = 0
+    queue = [target]
+    for u in queue:
+        for v in L.NEIGH[n, u]:
+            v = int(v)
+            if v >= 0 and dist[v] == L.MAX_FIELDS and not (blocked >> v) & 1:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+    return dist
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_descent_straight_to_the_target_is_payable_only_where_the_exhaustive_search_finds_a_walk(n):
+    """``search_labels`` with a target first tries one walk down the hops (``descent_ok``): at the
+    step and origin decisions of random games, whenever it says yes the exhaustive search reaches
+    the target too (the first hundred are checked; and it says yes often: the quick test is worth
+    its time)."""
+    from cultivo_env.rules.payment import WS_LAB
+
+    K = GAME.kernels
+    params = GAME.make_params(n)
+    state = np.zeros(K.STATE_LEN, dtype=np.int64)
+    mask = np.zeros(GAME.num_actions(params), dtype=np.int8)
+    rng = np.random.default_rng(300 + n)
+    yes = tried = 0
+    for g in range(1):
+        K.init(state, params, 400 + g)
+        while not state[H_TERMINAL]:
+            count = K.legal_mask(state, mask)
+            ph = int(state[H_PHASE])
+            if ph in (L.PH_STEP, L.PH_ORIGIN):
+                p = int(state[H_CURRENT])
+                target = int(state[L.TARGET])
+                w = int(T.travel_wheat(state, p))
+                payable = payability(state, p, w)
+                if ph == L.PH_ORIGIN:
+                    own = [f for f in range(int(L.NUM_FIELDS[n])) if state[L.WORKER + f] == p + 1]
+                    cases = [(o, 0, 1 << o) for o in own]
+                else:
+                    cur = int(state[L.PATH + state[L.PATH_N] - 1])
+                    s = int(T.path_summary(state, p))
+                    cases = []
+                    for v in L.NEIGH[n, cur]:
+                        v = int(v)
+                        if v < 0 or v == target or (int(state[L.VISITED]) >> v) & 1:
+                            continue
+                        s1, s2 = step_costs(state, p, cur, v, s)
+                        if s2 >= 0:
+                            cases.append((v, s2, int(state[L.VISITED]) | (1 << v)))
+                for u, s0, blocked in cases:
+                    ws = T.new_ws()
+                    T.load_context(state, p, ws)
+                    ws[WS_LAB:WS_LAB + L.MAX_FIELDS] = _hops_to(n, target, blocked)
+                    ok = T.descent_ok(state, p, w, u, np.int64(s0), np.int64(blocked), target, ws, WS_LAB)
+                    tried += 1
+                    if ok:
+                        yes += 1
+                        assert payable(s0), (n, g, u)
+                    if ok and yes <= 100:  # the exhaustive search is slow: the first hundred
+                        r = exhaustive(state, p, payable, [u], s0, blocked, {target})
+                        assert r is None or r == {target}, (n, g, u)
+            K.apply(state, int(np.flatnonzero(mask)[int(rng.integers(count))]))
+    assert tried >= 50 and yes >= tried // 4, (tried, yes)

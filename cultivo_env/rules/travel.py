@@ -352,17 +352,150 @@ def travel_search(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     Starts at ``sources[:nsrc]`` having already incurred obligations ``s0``; never enters a field
     whose bit is in ``blocked``. With ``target >= 0`` answers only for that field (returns 1 or 0),
     else sets ``found[f] = 1`` for every reachable free field and returns how many (stopping at the
-    first ``stop_after`` when that is not 0). :func:`search_labels` searches in the workspace ``ws``
-    (:func:`new_ws`, shared by the searches of one payer and one wheat); a search that needs more
-    labels than it holds runs again in a bigger copy (rarely; here, so that the search's loop never
-    reassigns an array: numba would count references at every turn of it).
+    first ``stop_after`` when that is not 0). Without a target, :func:`tree_targets` first marks the
+    fields the cheapest walks of one tree reach and pay for, and the labels are searched only for the
+    free fields still open (``found[f] == 0``), if any. :func:`search_labels` searches in the
+    workspace ``ws`` (:func:`new_ws`, shared by the searches of one payer and one wheat); a search
+    that needs more labels than it holds runs again in a bigger copy (rarely; here, so that the
+    search's loop never reassigns an array: numba would count references at every turn of it).
     """
+    pre = 0
+    if target < 0:
+        # the easy ways first: fields the cheapest walks of a tree reach and pay for need no label search,
+        # and the search then looks only for the fields still open
+        pre = tree_targets(state, payer, w, sources, nsrc, s0, blocked, found, stop_after, ws)
+        if stop_after > 0 and pre >= stop_after:
+            return pre
+        nopen = 0
+        for f in range(NUM_FIELDS[state[H_NPLAYERS]]):
+            if state[WORKER + f] == 0 and found[f] == 0:
+                nopen += 1
+        if nopen == 0:
+            return pre
+        if stop_after > 0:
+            stop_after -= pre
     r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, ws)
     size = ws.shape[0]
     while r == SEARCH_FULL:
         size = 4 * size
         r = search_labels(state, payer, w, sources, nsrc, s0, blocked, target, found, stop_after, grow(ws, size))
-    return r
+    return r + pre
+
+
+@jit
+def tree_targets(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsrc: int, s0: np.int64,
+                 blocked: np.int64, found: np.ndarray, stop_after: int, ws: np.ndarray) -> int:
+    """Free fields (not yet in ``found``) that a walk of one tree reaches and pays for: marks them
+    in ``found`` and returns how many (stops at ``stop_after`` when that is not 0). The tree grows
+    from the sources cheapest first (the least goods the fields and canals passed cost, as
+    :func:`search_labels` bounds them), never entering a blocked field; each of its walks is a
+    simple path from a source, so a field whose arrival from a settled field of the tree is payable
+    is one :func:`search_labels` would find (a quick sufficient test; it finds no field the search
+    would not). Uses the workspace's rows per field, which the search writes before it reads them."""
+    n = state[H_NPLAYERS]
+    nfields = NUM_FIELDS[n]
+    load_context(state, payer, ws)
+    room, fcost, ccost = search_room(ws, w)
+    cap = (ws.shape[0] - WS_LAB - WS_FIELD_ROWS * MAX_FIELDS) // 4
+    key = WS_LAB + 4 * cap  # per field: the least cost of passing it over the tree so far (-1 settled)
+    summ = key + MAX_FIELDS  # per field: the obligations of passing it that way
+    big = 8 * MAX_FIELDS
+    for f in range(MAX_FIELDS):
+        ws[key + f] = big
+    for i in range(nsrc):
+        ws[key + sources[i]] = summary_floor(s0, fcost, ccost)
+        ws[summ + sources[i]] = s0
+    count = 0
+    while True:
+        u = -1
+        best = big
+        for f in range(nfields):
+            if ws[key + f] >= 0 and ws[key + f] < best:
+                best = ws[key + f]
+                u = f
+        if u < 0 or best > room:
+            return count  # whatever is left costs more than the goods (summary_floor is a lower bound)
+        ws[key + u] = -1
+        s = ws[summ + u]
+        for d in range(4):
+            v = NEIGH[n, u, d]
+            if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
+                continue
+            s1 = s
+            if place_of(u) != place_of(v):
+                s1 = summary_canal(s)
+                if s1 < 0:
+                    continue
+            if state[WORKER + v] == 0 and found[v] == 0 and summary_floor(s1, fcost, ccost) <= room:
+                if cached_feasible(s1, w, ws, payer):
+                    found[v] = 1
+                    count += 1
+                    if stop_after > 0 and count >= stop_after:
+                        return count
+            if ws[key + v] < 0:
+                continue
+            s2 = summary_pass(state, s1, v, payer)
+            if s2 < 0:
+                continue
+            k2 = summary_floor(s2, fcost, ccost)
+            if k2 < ws[key + v]:
+                ws[key + v] = k2
+                ws[summ + v] = s2
+
+
+@jit
+def descent_ok(state: np.ndarray, payer: int, w: int, u: int, s0: np.int64, blocked: np.int64, target: int,
+               ws: np.ndarray, dist: int) -> bool:
+    """A quick sufficient test of a search with a target: the walk from u that always steps to a
+    neighbour nearest the target (``ws[dist:]``: hops to it over the fields not blocked; a neighbour
+    in the same village first, then the first in the order up, down, left, right) reaches a free
+    target and can be paid, with obligations ``s0`` so far. The hops fall at every step, so the walk
+    is a simple path that never enters a blocked field or u again: one :func:`search_labels` would
+    find payable too."""
+    n = state[H_NPLAYERS]
+    if state[WORKER + target] != 0:
+        return False
+    s = s0
+    while True:
+        best = -1
+        bd = MAX_FIELDS
+        for d in range(4):
+            v = NEIGH[n, u, d]
+            if v < 0 or (blocked >> np.int64(v)) & np.int64(1):
+                continue
+            dv = ws[dist + v]
+            if dv < bd or (dv == bd and place_of(v) == place_of(u) and place_of(best) != place_of(u)):
+                bd = dv
+                best = v
+        if best < 0 or bd >= MAX_FIELDS:
+            return False
+        if place_of(u) != place_of(best):
+            s = summary_canal(s)
+            if s < 0:
+                return False
+        if best == target:
+            return cached_feasible(s, w, ws, payer)
+        s = summary_pass(state, s, best, payer)
+        if s < 0:
+            return False
+        u = best
+
+
+@jit
+def search_room(ws: np.ndarray, w: int):
+    """Goods the payer can spend on fields and canals (what it holds, one more per own scales, less
+    the placement wheat ``w``), and the least cost of a field and of a canal (2, or 1 once anyone
+    owns a cart / a barge). ``ws``: the payer's context loaded."""
+    room = -w
+    fcost = 2
+    ccost = 2
+    for c in range(NUM_COLOURS):
+        room += ws[WS_H + c] + ws[WS_SCAL + c]
+        if ws[WS_COWN + c] >= 0:
+            fcost = 1
+        if ws[WS_BOWN + c] >= 0:
+            ccost = 1
+    return room, fcost, ccost
 
 
 @jit
@@ -402,6 +535,9 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     its h - 1 fields where it is h hops away over the fields not blocked). No payable walk to an open
     target starts with such a label, so the answer is the same; such a label is not even kept (nor
     tested for payability) when it is made.
+
+    With a target, the walk straight down the hops (:func:`descent_ok`) is tried before any label.
+    Without one, only the free fields not yet set in ``found`` are looked for (and counted).
     """
     n = state[H_NPLAYERS]
     load_context(state, payer, ws)
@@ -427,20 +563,13 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     nfound = 0
     nfree = 0
     for f in range(nfields):
-        if state[WORKER + f] == 0:
-            nfree += 1
+        if state[WORKER + f] == 0 and (target >= 0 or found[f] == 0):
+            nfree += 1  # without a target: the fields still open
     guided = target >= 0
     # goods the payer can spend on fields and canals: what it holds, one more per own scales, less
-    # the placement wheat (a label with obligations s has room - summary_floor(s) to spare)
-    room = -w
-    fcost = 2  # a field: 2 goods, 1 with a cart (anyone's)
-    ccost = 2  # a canal: 2 wheat, 1 with a barge (anyone's)
-    for c in range(NUM_COLOURS):
-        room += ws[WS_H + c] + ws[WS_SCAL + c]
-        if ws[WS_COWN + c] >= 0:
-            fcost = 1
-        if ws[WS_BOWN + c] >= 0:
-            ccost = 1
+    # the placement wheat (a label with obligations s has room - summary_floor(s) to spare); a field
+    # costs 2 goods, 1 with a cart (anyone's), a canal 2 wheat, 1 with a barge (anyone's)
+    room, fcost, ccost = search_room(ws, w)
     floor = TRAVEL_FLOOR[fcost - 1, ccost - 1, n]
     if not guided:
         for f in range(MAX_FIELDS):
@@ -467,6 +596,10 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
         for f in range(MAX_FIELDS):
             ws[bucket + f] = -1
         lo = MAX_FIELDS
+        # the quick way first: one walk straight down the hops to the target, paid
+        for i in range(nsrc):
+            if descent_ok(state, payer, w, sources[i], s0, blocked, target, ws, dist):
+                return 1
     for i in range(nsrc):
         u = sources[i]
         if guided:
