@@ -16,6 +16,7 @@ from cultivo_env.layout import MAX_FIELDS, NUM_COLOURS, SUPPLY, YELLOW
 from cultivo_env.rules.accessors import add_pay_context
 from gamecore.kernel.jit import jit
 from gamecore.kernel.layout import Layout
+from gamecore.kernel.scratch import borrowed
 
 NEG = -(1 << 30)
 
@@ -127,6 +128,7 @@ def pay_feasible(ws: np.ndarray, payer: int, m: int) -> bool:
     units placed) and its value the best stall score so far. Its rows and its table of each colour's
     best scores live in the workspace when they fit (else they are allocated).
     """
+    ws = borrowed(ws)  # its views below count no references (the caller holds ws)
     H = ws[WS_H: WS_H + NUM_COLOURS]
     scal = ws[WS_SCAL: WS_SCAL + NUM_COLOURS]
     stl = ws[WS_STL: WS_STL + NUM_COLOURS]

@@ -57,6 +57,7 @@ from cultivo_env.rules.payment import (
 )
 from gamecore.kernel.header import H_NPLAYERS
 from gamecore.kernel.jit import ijit, jit
+from gamecore.kernel.scratch import borrowed
 
 #: summary of a travel's obligations packed in an int64: 4 bits per colour of passed fields without
 #: another player's worker (bits 0..23), 4 bits per colour of passed fields with one (24..47), canals
@@ -392,6 +393,7 @@ def tree_targets(state: np.ndarray, payer: int, w: int, sources: np.ndarray, nsr
     simple path from a source, so a field whose arrival from a settled field of the tree is payable
     is one :func:`search_labels` would find (a quick sufficient test; it finds no field the search
     would not). Uses the workspace's rows per field, which the search writes before it reads them."""
+    state, sources, found, ws = borrowed(state), borrowed(sources), borrowed(found), borrowed(ws)  # no counts
     n = state[H_NPLAYERS]
     nfields = NUM_FIELDS[n]
     load_context(state, payer, ws)
@@ -452,6 +454,7 @@ def descent_ok(state: np.ndarray, payer: int, w: int, u: int, s0: np.int64, bloc
     target and can be paid, with obligations ``s0`` so far. The hops fall at every step, so the walk
     is a simple path that never enters a blocked field or u again: one :func:`search_labels` would
     find payable too."""
+    state, ws = borrowed(state), borrowed(ws)  # their uses below count no references
     n = state[H_NPLAYERS]
     if state[WORKER + target] != 0:
         return False
@@ -539,6 +542,7 @@ def search_labels(state: np.ndarray, payer: int, w: int, sources: np.ndarray, ns
     With a target, the walk straight down the hops (:func:`descent_ok`) is tried before any label.
     Without one, only the free fields not yet set in ``found`` are looked for (and counted).
     """
+    state, sources, found, ws = borrowed(state), borrowed(sources), borrowed(found), borrowed(ws)  # no counts
     n = state[H_NPLAYERS]
     load_context(state, payer, ws)
     cap = (ws.shape[0] - WS_LAB - WS_FIELD_ROWS * MAX_FIELDS) // 4
