@@ -79,7 +79,7 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import bit, copy_range, pay_context, place_of
 from cultivo_env.rules.market import apply_stall_choice, own_stalls, purchase_inits
-from cultivo_env.rules.masks import legal_mask
+from cultivo_env.rules.masks import legal_mask, mask_of
 from cultivo_env.rules.outcomes import (
     JOIN_TAGGED_TABLE,
     amount_trivial,
@@ -286,7 +286,7 @@ def step_to(state: np.ndarray, p: int, v: int) -> None:
         start_payment(state, p)
 
 
-@jit
+@ijit
 def apply_decision(state: np.ndarray, action: int) -> None:
     p = state[H_CURRENT]
     n = state[H_NPLAYERS]
@@ -401,23 +401,38 @@ def auto_advance(state: np.ndarray) -> None:
 
 @jit
 def apply(state: np.ndarray, action: int) -> None:
+    """``apply_decision``, then every decision that has a single option (:func:`auto_advance`,
+    written with one call of the inlined ``apply_decision``, so that it is typed once)."""
     count_decision(state)
-    apply_decision(state, action)
-    auto_advance(state)
+    mask = np.zeros(NUM_ACTIONS + 1, dtype=np.int8)
+    a = action
+    while True:
+        apply_decision(state, a)
+        if state[H_TERMINAL] or legal_mask(state, mask) != 1:
+            return
+        a = 0
+        while mask[a] == 0:
+            a += 1
 
 
-@ijit
+@jit
 def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
     """:func:`apply`, then the legal mask of the decision reached into ``mask`` (``NUM_ACTIONS``
     long); returns its count. The last legal computation of the forced-decision check is the mask
-    itself, where ``apply`` then ``legal_mask`` would compute it twice."""
-    count_decision(state)
-    apply_decision(state, action)
-    while True:
-        count = legal_mask(state, mask)
-        if count != 1:
+    itself, where ``apply`` then ``legal_mask`` would compute it twice. One call of the inlined
+    ``apply_decision``, so that it is typed once.
+
+    ``action < 0``: the legal mask of the position alone, nothing applied (``APPLY_LEGAL_MASK_ONLY``:
+    the AEC env then compiles this one kernel instead of it and ``legal_mask``)."""
+    if action >= 0:
+        count_decision(state)
+    a = action
+    while True:  # one call site of each inlined kernel: each is typed once
+        if a >= 0:
+            apply_decision(state, a)
+        count = mask_of(state, mask)
+        if count != 1 or a < 0:
             return count
         a = 0
         while mask[a] == 0:
             a += 1
-        apply_decision(state, a)
