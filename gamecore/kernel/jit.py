@@ -103,6 +103,7 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 
 import numba  # noqa: E402
 from numba.core import event as _numba_event  # noqa: E402
+from numba.core import types as _numba_types  # noqa: E402
 
 from gamecore.kernel import games as _games  # noqa: E402
 
@@ -796,7 +797,24 @@ def _make(options: dict):
 
 def _registered(dispatcher):
     _DISPATCHERS.add(dispatcher)
+    _unliteral_calls(dispatcher)
     return dispatcher
+
+
+def _unliteral_calls(dispatcher) -> None:
+    """Compile a kernel called from another one for the plain types of its arguments, not their
+    literal types: numba types a constant argument (``copy_range(tmp, 0, aggs, AGG_LEN * k, AGG_LEN)``)
+    as ``Literal[int](0)`` and compiled a kernel once per combination of constants it was called
+    with (one Cultivo helper 8 times, ~20 extra compiles in all), each a library of its own. The
+    literal value never reached the compiled code (an argument is an argument), so the code is the
+    same; no project kernel asks for a literal (``numba.literally``)."""
+    get_call_template = dispatcher.get_call_template
+
+    def plain_call_template(args, kws):
+        return get_call_template(tuple(_numba_types.unliteral(a) for a in args),
+                                 {k: _numba_types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = plain_call_template
 
 
 #: Options of every project kernel besides ``cache``:
