@@ -111,7 +111,7 @@ def gain(state: np.ndarray, p: int, c: int, k: int) -> None:
     state[GOODS_S + NUM_COLOURS * p + c] += k
 
 
-@jit
+@ijit
 def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
     """Take the amounts that have one value (0 in every way of paying: without a search; else the
     one value every outcome of the colour still has); pay once all are decided. ``fresh``: the
@@ -164,14 +164,13 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
 
 @ijit
 def start_payment(state: np.ndarray, p: int) -> None:
-    """After a travel's last step: the obligations, then the amounts of the payment (the placement
-    wheat is part of the yellow one)."""
+    """After a travel's last step: the obligations (the placement wheat is part of the yellow one);
+    :func:`apply_decision` then takes the amounts of the payment (:func:`next_amount`)."""
     for i in range(AGG_LEN):
         state[AGG + i] = 0
     build_obligations(state, p)
     state[PAY_I] = 0
     state[H_PHASE] = PH_PAY
-    next_amount(state, p, np.bool_(True))
 
 
 @jit
@@ -291,6 +290,7 @@ def apply_decision(state: np.ndarray, action: int) -> None:
     p = state[H_CURRENT]
     n = state[H_NPLAYERS]
     ph = state[H_PHASE]
+    pay = -1  # 1: a payment starts (a travel reached its target), 0: it goes on; then next_amount
     if ph == PH_START:
         f = action - A_FIELD
         state[WORKER + f] = p + 1
@@ -341,9 +341,11 @@ def apply_decision(state: np.ndarray, action: int) -> None:
         state[H_PHASE] = PH_STEP
     elif ph == PH_STEP:
         step_to(state, p, action - A_FIELD)
+        if state[H_PHASE] == PH_PAY:
+            pay = 1
     elif ph == PH_PAY:
         set_amount(state, p, action - A_AMOUNT)
-        next_amount(state, p, np.bool_(False))
+        pay = 0
     elif ph == PH_PRODUCE:
         c = action - A_COLOUR
         gain(state, p, c, produce_amount(state, p, c))
@@ -384,6 +386,8 @@ def apply_decision(state: np.ndarray, action: int) -> None:
             refill_line(state, np.int64(0), state[REFILL_CHOICE + 1])
         check_end_trigger(state, p)
         complete_action(state)
+    if pay >= 0:  # one call site: next_amount is inlined and typed once
+        next_amount(state, p, pay == 1)
 
 
 @ijit
