@@ -53,10 +53,11 @@ other name is imported from the module that defines it, one module per rule area
 from __future__ import annotations
 
 from cultivo_env.layout import STATE_LEN
+from cultivo_env.rules.masks import legal_mask
 from cultivo_env.rules.observation import observe, resample
 from cultivo_env.rules.scoring import rank_keys, scores
 from cultivo_env.rules.setup import init
-from cultivo_env.rules.step import apply, apply_legal, legal_mask
+from cultivo_env.rules.step import apply, apply_legal
 from cultivo_env.rules.validation import check_state
 
 #: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.kernel.protocol``)

@@ -79,7 +79,7 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import bit, copy_range, pay_context, place_of
 from cultivo_env.rules.market import apply_stall_choice, own_stalls, purchase_inits
-from cultivo_env.rules.masks import mask_of
+from cultivo_env.rules.masks import legal_mask, mask_of
 from cultivo_env.rules.outcomes import (
     JOIN_TAGGED_TABLE,
     amount_trivial,
@@ -100,7 +100,7 @@ from cultivo_env.rules.turn import (
     produce_amount,
     refill_line,
 )
-from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE
+from gamecore.kernel.header import H_CURRENT, H_NPLAYERS, H_OWNER, H_PHASE, H_TERMINAL
 from gamecore.kernel.jit import ijit, jit
 from gamecore.kernel.kernels import count_decision
 
@@ -391,18 +391,32 @@ def apply_decision(state: np.ndarray, action: int) -> None:
 
 
 @ijit
+def auto_advance(state: np.ndarray) -> None:
+    """Apply every decision that has a single option."""
+    mask = np.zeros(NUM_ACTIONS + 1, dtype=np.int8)
+    while not state[H_TERMINAL]:
+        if legal_mask(state, mask) != 1:
+            return
+        a = 0
+        while mask[a] == 0:
+            a += 1
+        apply_decision(state, a)
+
+
+@jit
 def apply(state: np.ndarray, action: int) -> None:
-    """Apply a decision, then every decision that has a single option: :func:`apply_legal` with a
-    mask one longer than ``NUM_ACTIONS`` (the count of the forced-decision check stops at 2)."""
-    apply_legal(state, action, np.zeros(NUM_ACTIONS + 1, dtype=np.int8))
-
-
-@ijit
-def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
-    """The legal mask of the decider (:func:`cultivo_env.rules.masks.mask_of`), through
-    :func:`apply_legal` with no decision: every path calls the one compiled kernel over the search
-    tree instead of compiling (typing, linking and optimising) it once more."""
-    return apply_legal(state, np.int64(-1), mask)
+    """``apply_decision``, then every decision that has a single option (:func:`auto_advance`,
+    written with one call of the inlined ``apply_decision``, so that it is typed once)."""
+    count_decision(state)
+    mask = np.zeros(NUM_ACTIONS + 1, dtype=np.int8)
+    a = action
+    while True:
+        apply_decision(state, a)
+        if state[H_TERMINAL] or legal_mask(state, mask) != 1:
+            return
+        a = 0
+        while mask[a] == 0:
+            a += 1
 
 
 @jit
@@ -412,9 +426,8 @@ def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
     itself, where ``apply`` then ``legal_mask`` would compute it twice. One call of the inlined
     ``apply_decision``, so that it is typed once.
 
-    ``action < 0``: the legal mask of the position alone, nothing applied (:func:`legal_mask`;
-    ``APPLY_LEGAL_MASK_ONLY``: the AEC env calls this kernel for its masks too, so that its first
-    step compiles this one kernel only)."""
+    ``action < 0``: the legal mask of the position alone, nothing applied (``APPLY_LEGAL_MASK_ONLY``:
+    the AEC env then compiles this one kernel instead of it and ``legal_mask``)."""
     if action >= 0:
         count_decision(state)
     a = action
