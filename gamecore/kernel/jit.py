@@ -103,6 +103,7 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 
 import numba  # noqa: E402
 from numba.core import event as _numba_event  # noqa: E402
+from numba.core import types as _numba_types  # noqa: E402
 
 from gamecore.kernel import games as _games  # noqa: E402
 
@@ -796,7 +797,26 @@ def _make(options: dict):
 
 def _registered(dispatcher):
     _DISPATCHERS.add(dispatcher)
+    _unliteral_calls(dispatcher)
     return dispatcher
+
+
+def _unliteral_calls(dispatcher) -> None:
+    """Compile a kernel called from another one for the plain types of its arguments, not their
+    literal types: numba types a constant argument (``copy_range(tmp, 0, aggs, AGG_LEN * k, AGG_LEN)``)
+    as ``Literal[int](0)`` and compiled a kernel once per combination of constants it was called
+    with (one Cultivo helper 8 times, ~20 extra compiles in all), each a library of its own. Each
+    copy had its constants folded into its own code; LLVM still inlines a small callee into its
+    caller and propagates the constants there, and a large one is called with a value (Cultivo's
+    replay and rollouts within noise, benchmarks/results/2026-12-07-cultivo-compile.md). No project
+    kernel asks for a literal (``numba.literally``)."""
+    get_call_template = dispatcher.get_call_template
+
+    def plain_call_template(args, kws):
+        return get_call_template(tuple(_numba_types.unliteral(a) for a in args),
+                                 {k: _numba_types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = plain_call_template
 
 
 #: Options of every project kernel besides ``cache``:
