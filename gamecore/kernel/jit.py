@@ -805,11 +805,11 @@ def _unliteral_calls(dispatcher) -> None:
     """Compile a kernel called from another one for the plain types of its arguments, not their
     literal types: numba types a constant argument (``copy_range(tmp, 0, aggs, AGG_LEN * k, AGG_LEN)``)
     as ``Literal[int](0)`` and compiled a kernel once per combination of constants it was called
-    with (one Cultivo helper 8 times, ~20 extra compiles in all), each a library of its own. Each
-    copy had its constants folded into its own code; LLVM still inlines a small callee into its
-    caller and propagates the constants there, and a large one is called with a value (Cultivo's
-    replay and rollouts within noise, benchmarks/results/2026-12-07-cultivo-compile.md). No project
-    kernel asks for a literal (``numba.literally``)."""
+    with (one helper of a game 8 times, ~20 extra compiles in that game's first step), each a
+    library of its own. Each copy had its constants folded into its own code; LLVM still inlines a
+    small callee into its caller and propagates the constants there, and a large one is called with
+    a value (replay and rollouts within noise, as measured on 2026-12-07 in ``benchmarks/results/``).
+    A kernel that needs a literal argument (``numba.literally``) cannot be a project kernel."""
     get_call_template = dispatcher.get_call_template
 
     def plain_call_template(args, kws):
