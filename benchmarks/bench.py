@@ -44,10 +44,13 @@ WARM_FIRST_STEP_TARGET_S = 2.0
 PER_CORE_TARGET = 10.0
 THREAD_SCALING_TARGET = 1.7  # all threads vs 1 on quiet cores, N = 1024
 AEC_TARGET = 2.0  # our AEC steps/s vs PettingZoo connect four's
-COLD_FIRST_STEP_TARGET_S = 20.0  # per game, empty cache, quiet 2-core machine
-ROLLOUT_TARGET = 100_000  # whole random games, decisions/s per core (issue 19: Cultivo at every count)
+# issue 48's goals: a cold AEC first step (empty cache, quiet 2-core machine) within 20 s for every
+# game, and the cold batched first step within 20 s more than that
+COLD_FIRST_STEP_TARGET_S = 20.0
+COLD_BATCHED_MORE_TARGET_S = 20.0
+ROLLOUT_TARGET = 300_000  # whole random games, decisions/s per core (issue 48: Cultivo at every count)
 TAIL_TARGET_MS = 1.0  # the slowest single Cultivo decision in 100 random 4-player games
-MCTS_TARGET_MS = 100.0  # one mcts:200 decision
+MCTS_TARGET_MS = 10.0  # every timed mcts:200 decision (issue 48)
 
 
 def log(msg: str) -> None:
@@ -1299,9 +1302,12 @@ def render(rows, first_steps, memory, meta, games, counts_of, all_threads):
         total = sum(cold.values())
         targets[f"{g}:cold_first_step_total"] = total
         parts = ", ".join(f"{k} {v:.1f} s" for k, v in cold.items())
-        ok = total <= COLD_FIRST_STEP_TARGET_S
-        out.append(f"5. Cold first step {g} (empty cache, {parts}, each in a fresh process): {total:.1f} s in all, "
-                   f"target <= {COLD_FIRST_STEP_TARGET_S:g} s: {'PASS' if ok else 'FAIL'}")
+        aec, batched = cold.get("aec"), cold.get("batched")
+        ok = aec is not None and aec <= COLD_FIRST_STEP_TARGET_S and (
+            batched is None or batched <= aec + COLD_BATCHED_MORE_TARGET_S)
+        out.append(f"5. Cold first step {g} (empty cache, {parts}, each in a fresh process): target AEC <= "
+                   f"{COLD_FIRST_STEP_TARGET_S:g} s and batched <= {COLD_BATCHED_MORE_TARGET_S:g} s more than AEC: "
+                   f"{'PASS' if ok else 'FAIL'}")
     for g in games:
         for p in counts_of[g]:
             r1 = find(rows, f"{g}:{p}:rollout:1")
