@@ -48,10 +48,10 @@ def listener(monkeypatch):
 
 def test_the_notice_says_what_its_estimate_assumes_and_scales_it_by_the_load():
     idle = jit.compile_notice("cultivo_env", "aec", load=(0.3, 2))
-    assert idle == ("tabletop-rl-envs: compiling Cultivo kernels, once: ~49 s on an idle 2-core machine "
+    assert idle == ("tabletop-rl-envs: compiling Cultivo kernels, once: ~53 s on an idle 2-core machine "
                     "(numba; later runs load them from the cache)")
     busy = jit.compile_notice("cultivo_env", "aec", load=(8.0, 2))  # four runnable processes a core
-    assert "~49 s on an idle 2-core machine, perhaps ~196 s at this machine's load (8.0 on 2 cores)" in busy
+    assert "~53 s on an idle 2-core machine, perhaps ~212 s at this machine's load (8.0 on 2 cores)" in busy
     assert jit.compile_notice("cultivo_env", "aec", load=None) == idle
     both = jit.compile_notice("calcada_env", "batched", with_own=True, load=None)
     seconds = jit.compile_figures("calcada_env")[0]

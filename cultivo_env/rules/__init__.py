@@ -62,8 +62,6 @@ from cultivo_env.rules.validation import check_state
 
 #: ``apply_legal`` keeps the mask of its forced-decision check (see ``gamecore.kernel.protocol``)
 APPLY_LEGAL_FUSED = True
-#: ``apply_legal(state, -1, mask)`` writes the legal mask alone (see ``gamecore.kernel.protocol``)
-APPLY_LEGAL_MASK_ONLY = True
 
-__all__ = ["APPLY_LEGAL_FUSED", "APPLY_LEGAL_MASK_ONLY", "STATE_LEN", "apply", "apply_legal", "check_state", "init",
-           "legal_mask", "observe", "rank_keys", "resample", "scores"]
+__all__ = ["APPLY_LEGAL_FUSED", "STATE_LEN", "apply", "apply_legal", "check_state", "init", "legal_mask", "observe",
+           "rank_keys", "resample", "scores"]

@@ -80,14 +80,6 @@ def legal_mask(state: np.ndarray, mask: np.ndarray) -> int:
     more than one action is legal: the count may stop at 2 (the mask then incomplete). That is how
     :func:`auto_advance` tells a forced decision from a real one without a second copy of this
     kernel."""
-    return mask_of(state, mask)
-
-
-@ijit
-def mask_of(state: np.ndarray, mask: np.ndarray) -> int:
-    """:func:`legal_mask`'s body, inlined where ``step.apply_legal`` computes the mask: the AEC env
-    then compiles one kernel (``apply_legal``, which also answers a mask alone) instead of two that
-    both link and optimise the whole search tree."""
     limit = 2 if mask.shape[0] > NUM_ACTIONS else 0
     mask[:] = 0
     if state[H_TERMINAL]:

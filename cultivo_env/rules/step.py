@@ -79,7 +79,7 @@ from cultivo_env.layout import (
 )
 from cultivo_env.rules.accessors import bit, copy_range, pay_context, place_of
 from cultivo_env.rules.market import apply_stall_choice, own_stalls, purchase_inits
-from cultivo_env.rules.masks import legal_mask, mask_of
+from cultivo_env.rules.masks import legal_mask
 from cultivo_env.rules.outcomes import (
     JOIN_TAGGED_TABLE,
     amount_trivial,
@@ -111,7 +111,7 @@ def gain(state: np.ndarray, p: int, c: int, k: int) -> None:
     state[GOODS_S + NUM_COLOURS * p + c] += k
 
 
-@ijit
+@jit
 def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
     """Take the amounts that have one value (0 in every way of paying: without a search; else the
     one value every outcome of the colour still has); pay once all are decided. ``fresh``: the
@@ -164,13 +164,14 @@ def next_amount(state: np.ndarray, p: int, fresh: bool) -> None:
 
 @ijit
 def start_payment(state: np.ndarray, p: int) -> None:
-    """After a travel's last step: the obligations (the placement wheat is part of the yellow one);
-    :func:`apply_decision` then takes the amounts of the payment (:func:`next_amount`)."""
+    """After a travel's last step: the obligations, then the amounts of the payment (the placement
+    wheat is part of the yellow one)."""
     for i in range(AGG_LEN):
         state[AGG + i] = 0
     build_obligations(state, p)
     state[PAY_I] = 0
     state[H_PHASE] = PH_PAY
+    next_amount(state, p, np.bool_(True))
 
 
 @jit
@@ -285,12 +286,11 @@ def step_to(state: np.ndarray, p: int, v: int) -> None:
         start_payment(state, p)
 
 
-@ijit
+@jit
 def apply_decision(state: np.ndarray, action: int) -> None:
     p = state[H_CURRENT]
     n = state[H_NPLAYERS]
     ph = state[H_PHASE]
-    pay = -1  # 1: a payment starts (a travel reached its target), 0: it goes on; then next_amount
     if ph == PH_START:
         f = action - A_FIELD
         state[WORKER + f] = p + 1
@@ -341,11 +341,9 @@ def apply_decision(state: np.ndarray, action: int) -> None:
         state[H_PHASE] = PH_STEP
     elif ph == PH_STEP:
         step_to(state, p, action - A_FIELD)
-        if state[H_PHASE] == PH_PAY:
-            pay = 1
     elif ph == PH_PAY:
         set_amount(state, p, action - A_AMOUNT)
-        pay = 0
+        next_amount(state, p, np.bool_(False))
     elif ph == PH_PRODUCE:
         c = action - A_COLOUR
         gain(state, p, c, produce_amount(state, p, c))
@@ -386,8 +384,6 @@ def apply_decision(state: np.ndarray, action: int) -> None:
             refill_line(state, np.int64(0), state[REFILL_CHOICE + 1])
         check_end_trigger(state, p)
         complete_action(state)
-    if pay >= 0:  # one call site: next_amount is inlined and typed once
-        next_amount(state, p, pay == 1)
 
 
 @ijit
@@ -405,38 +401,23 @@ def auto_advance(state: np.ndarray) -> None:
 
 @jit
 def apply(state: np.ndarray, action: int) -> None:
-    """``apply_decision``, then every decision that has a single option (:func:`auto_advance`,
-    written with one call of the inlined ``apply_decision``, so that it is typed once)."""
     count_decision(state)
-    mask = np.zeros(NUM_ACTIONS + 1, dtype=np.int8)
-    a = action
-    while True:
-        apply_decision(state, a)
-        if state[H_TERMINAL] or legal_mask(state, mask) != 1:
-            return
-        a = 0
-        while mask[a] == 0:
-            a += 1
+    apply_decision(state, action)
+    auto_advance(state)
 
 
-@jit
+@ijit
 def apply_legal(state: np.ndarray, action: int, mask: np.ndarray) -> int:
     """:func:`apply`, then the legal mask of the decision reached into ``mask`` (``NUM_ACTIONS``
     long); returns its count. The last legal computation of the forced-decision check is the mask
-    itself, where ``apply`` then ``legal_mask`` would compute it twice. One call of the inlined
-    ``apply_decision``, so that it is typed once.
-
-    ``action < 0``: the legal mask of the position alone, nothing applied (``APPLY_LEGAL_MASK_ONLY``:
-    the AEC env then compiles this one kernel instead of it and ``legal_mask``)."""
-    if action >= 0:
-        count_decision(state)
-    a = action
-    while True:  # one call site of each inlined kernel: each is typed once
-        if a >= 0:
-            apply_decision(state, a)
-        count = mask_of(state, mask)
-        if count != 1 or a < 0:
+    itself, where ``apply`` then ``legal_mask`` would compute it twice."""
+    count_decision(state)
+    apply_decision(state, action)
+    while True:
+        count = legal_mask(state, mask)
+        if count != 1:
             return count
         a = 0
         while mask[a] == 0:
             a += 1
+        apply_decision(state, a)

@@ -221,10 +221,7 @@ class BaseRawEnv(AECEnv):
 
     def _legal_mask(self) -> np.ndarray:
         if not self._mask_fresh:
-            if getattr(self._kernels, "APPLY_LEGAL_MASK_ONLY", False):  # one compiled kernel, not two
-                self._kernels.apply_legal(self._state, -1, self._mask)
-            else:
-                self._kernels.legal_mask(self._state, self._mask)
+            self._kernels.legal_mask(self._state, self._mask)
             self._mask_fresh = True
         return self._mask
 
@@ -417,12 +414,7 @@ class BaseRawEnv(AECEnv):
             raise ValueError(f"malformed {self.game.name} state: slot {bad - 1} is out of range or inconsistent")
         if not st[H_TERMINAL]:
             probe = np.zeros(self._num_actions, dtype=np.int8)
-            K = self._kernels
-            if getattr(K, "APPLY_LEGAL_MASK_ONLY", False):
-                count = K.apply_legal(st, -1, probe)
-            else:
-                count = K.legal_mask(st, probe)
-            if count == 0:
+            if self._kernels.legal_mask(st, probe) == 0:
                 raise ValueError(f"malformed {self.game.name} state: the game is running but the decider has no "
                                  "legal action")
         self._state[:] = st

@@ -103,7 +103,6 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 
 import numba  # noqa: E402
 from numba.core import event as _numba_event  # noqa: E402
-from numba.core import types as _numba_types  # noqa: E402
 
 from gamecore.kernel import games as _games  # noqa: E402
 
@@ -797,26 +796,7 @@ def _make(options: dict):
 
 def _registered(dispatcher):
     _DISPATCHERS.add(dispatcher)
-    _unliteral_calls(dispatcher)
     return dispatcher
-
-
-def _unliteral_calls(dispatcher) -> None:
-    """Compile a kernel called from another one for the plain types of its arguments, not their
-    literal types: numba types a constant argument (``copy_range(tmp, 0, aggs, AGG_LEN * k, AGG_LEN)``)
-    as ``Literal[int](0)`` and compiled a kernel once per combination of constants it was called
-    with (one helper of a game 8 times, ~20 extra compiles in that game's first step), each a
-    library of its own. Each copy had its constants folded into its own code; LLVM still inlines a
-    small callee into its caller and propagates the constants there, and a large one is called with
-    a value (replay and rollouts within noise, as measured on 2026-12-07 in ``benchmarks/results/``).
-    A kernel that needs a literal argument (``numba.literally``) cannot be a project kernel."""
-    get_call_template = dispatcher.get_call_template
-
-    def plain_call_template(args, kws):
-        return get_call_template(tuple(_numba_types.unliteral(a) for a in args),
-                                 {k: _numba_types.unliteral(v) for k, v in kws.items()})
-
-    dispatcher.get_call_template = plain_call_template
 
 
 #: Options of every project kernel besides ``cache``:

@@ -70,12 +70,7 @@ Kernel functions (numba kernels of ``gamecore.kernel.jit``)
     again and sets the module constant ``APPLY_LEGAL_FUSED = True``; the others take
     ``gamecore.kernel.kernels.plain_apply_legal(module)`` (the two kernels, inlined where it is called: no
     compiled function of its own) and set it False, and the AEC env then calls ``apply`` and
-    computes the mask when it is read. ``mask`` is ``num_actions`` long. A fused game may also set
-    ``APPLY_LEGAL_MASK_ONLY = True``: ``apply_legal(state, -1, mask)`` then writes the legal mask of
-    the position and applies nothing, and the AEC env asks it for the masks it computes (after
-    ``reset``) instead of calling ``legal_mask``, so that its cold start compiles one kernel over
-    the game's search tree instead of two (each compiled kernel called from Python optimises
-    everything it calls once more).
+    computes the mask when it is read. ``mask`` is ``num_actions`` long.
 ``scores(state, out)``
     Final score of every seat in game terms, higher is better (a game scored by penalties: minus the penalty). On a
     running game: the score each seat would have if the game ended now (what has been scored so
